@@ -1,0 +1,111 @@
+"""What a tool sees when it runs: the device, memory, driver, and a way to call other tools."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .devices import form_factor
+from .errors import FatalToolError, ToolError
+from .lineage import resolution_chain
+from .memory import Memory
+from .registry import MAX_DEPTH, ToolLogEntry, ToolRegistry
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceInfo:
+    """The measured device: size in pixels, optional density, and the classifier it implies."""
+
+    platform: str
+    driver_key: str
+    width: int
+    height: int
+    density: float | None = None
+
+    @property
+    def form_factor(self) -> str | None:
+        return form_factor(self.platform, self.width, self.height, self.density)
+
+    @property
+    def segments(self) -> tuple[str, ...]:
+        ff = self.form_factor
+        return (self.platform, ff) if ff else (self.platform,)
+
+    @property
+    def classifier(self) -> str:
+        return "-".join(self.segments)
+
+    def chain(self) -> tuple[str, ...]:
+        return resolution_chain(self.segments)
+
+    def as_context(self) -> dict[str, Any]:
+        """The ``device`` block handed to tool servers (U§6.5)."""
+        return {
+            "platform": self.platform,
+            "widthPixels": self.width,
+            "heightPixels": self.height,
+            "driverType": self.driver_key,
+        }
+
+
+@dataclass
+class ToolContext:
+    """The first argument of every tool function."""
+
+    registry: ToolRegistry
+    memory: Memory
+    device: DeviceInfo
+    driver: Any = None
+    trail_path: str | None = None
+    artifacts_dir: Path | None = None
+    depth: int = 0
+    call_chain: tuple[str, ...] = ()
+    tool_log: list[ToolLogEntry] = field(default_factory=list)
+
+    @property
+    def platform(self) -> str:
+        return self.device.platform
+
+    def run(self, name: str, params: Mapping[str, Any] | None = None) -> Any:
+        """Call another tool through the same dispatcher; failures raise."""
+        if self.depth + 1 > MAX_DEPTH:
+            chain = " -> ".join((*self.call_chain, name))
+            raise FatalToolError(
+                f"tool calls nested deeper than {MAX_DEPTH} levels: {chain}\n"
+                f"  fix: a tool probably calls itself; break the cycle",
+                tool=name,
+            )
+        nested = ToolContext(
+            registry=self.registry,
+            memory=self.memory,
+            device=self.device,
+            driver=self.driver,
+            trail_path=self.trail_path,
+            artifacts_dir=self.artifacts_dir,
+            depth=self.depth + 1,
+            call_chain=(*self.call_chain, name),
+            tool_log=self.tool_log,
+        )
+        return self.registry.execute(name, dict(params or {}), nested)
+
+    def execute(self, name: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Synchronously run another tool; recoverable failures come back as an Error object.
+
+        Returns ``{"type": "Success", "message": ...}`` or ``{"type": "Error", "message": ...}``.
+        Fatal errors (a broken driver, nesting too deep) raise instead.
+        """
+        try:
+            result = self.run(name, params)
+        except FatalToolError:
+            raise
+        except ToolError as exc:
+            return {"type": "Error", "message": self.memory.mask(str(exc))}
+        return {"type": "Success", "message": result.message}
+
+    def artifact(self, filename: str) -> Path:
+        """A path inside this test's artifacts folder (created on demand)."""
+        base = self.artifacts_dir or Path.cwd() / "trailblaze-output"
+        base.mkdir(parents=True, exist_ok=True)
+        return base / filename

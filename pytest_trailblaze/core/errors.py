@@ -1,0 +1,127 @@
+"""Errors raised by pytest-trailblaze.
+
+Every error derives from one base so callers can catch the whole family:
+
+    TrailblazeError
+    ├── TrailLoadError        a trail or definition file is malformed; carries every Problem found
+    ├── ConfigurationError    bad options, settings or trail args; raised before anything runs
+    ├── RegistryError         a tool cannot be registered (name collision, bad definition)
+    ├── DriverError           a driver (browser, device) could not start or broke underneath a trail
+    ├── TrailheadError        the trailhead could not reach the starting state (pytest ERROR)
+    ├── ToolError             a single tool call went wrong
+    │   ├── UnknownToolError      no tool of that name in the session's registry
+    │   ├── UnsupportedToolError  the tool exists but not for this platform / driver / agent mode
+    │   ├── ToolArgumentError     arguments do not match the tool's schema
+    │   ├── ToolFailure           the tool ran and reported a failure (also an AssertionError)
+    │   └── FatalToolError        the machinery under the tool broke; the trail cannot continue
+    └── StepFailure           a step of the trail failed (also an AssertionError: pytest FAILED)
+        └── AgentStepRequired a step has no recording for the device and no agent took it
+
+Messages follow the compiler convention: ``path:line:col: what`` on the first line, then
+``why:`` and ``fix:`` lines, so an editor can jump to the spot and a reader knows what to do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .model import SourceSpan
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One finding in a file: where, what, why it matters and how to fix it."""
+
+    span: SourceSpan | None
+    what: str
+    why: str = ""
+    fix: str = ""
+    severity: str = "error"
+
+    def format(self) -> str:
+        where = f"{self.span}: " if self.span is not None else ""
+        lines = [f"{where}{self.what}"]
+        if self.why:
+            lines.append(f"  why: {self.why}")
+        if self.fix:
+            lines.append(f"  fix: {self.fix}")
+        return "\n".join(lines)
+
+    def sort_key(self) -> tuple[str, int, int]:
+        if self.span is None:
+            return ("", 0, 0)
+        return (self.span.path, self.span.line, self.span.col)
+
+
+class TrailblazeError(Exception):
+    """Base of every error this package raises on purpose."""
+
+
+class TrailLoadError(TrailblazeError):
+    """A file could not be loaded; ``problems`` lists everything wrong with it at once."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = sorted(problems, key=Problem.sort_key)
+        super().__init__(self.format())
+
+    def format(self) -> str:
+        count = len(self.problems)
+        head = f"{count} problem{'s' if count != 1 else ''} found:" if count > 1 else ""
+        body = "\n".join(p.format() for p in self.problems)
+        return f"{head}\n{body}" if head else body
+
+
+class ConfigurationError(TrailblazeError):
+    """Options, settings or trail args are wrong; nothing has run yet."""
+
+
+class RegistryError(TrailblazeError):
+    """A tool cannot be registered."""
+
+
+class DriverError(TrailblazeError):
+    """A driver could not start, or broke while a trail was running."""
+
+
+class TrailheadError(TrailblazeError):
+    """The trailhead failed: the trail could not reach its starting state."""
+
+
+class ToolError(TrailblazeError):
+    """A tool call went wrong; ``tool`` names the tool."""
+
+    def __init__(self, message: str, *, tool: str = "") -> None:
+        self.tool = tool
+        #: The interpolated, masked arguments of the failing call (set by the registry).
+        self.arguments: dict | None = None
+        super().__init__(message)
+
+
+class UnknownToolError(ToolError):
+    """No tool of that name is registered for the session."""
+
+
+class UnsupportedToolError(ToolError):
+    """The tool exists but does not run on this platform, driver or agent mode."""
+
+
+class ToolArgumentError(ToolError):
+    """The arguments of a tool call do not match the tool's parameters."""
+
+
+class ToolFailure(ToolError, AssertionError):
+    """The tool ran and reported failure, e.g. an assertion that did not hold."""
+
+
+class FatalToolError(ToolError):
+    """The machinery under a tool broke (a dead server, a closed browser)."""
+
+
+class StepFailure(TrailblazeError, AssertionError):
+    """A trail step failed; rendered by the plugin as a pytest failure."""
+
+
+class AgentStepRequired(StepFailure):
+    """A step needs an agent (no recording for the device) and no agent took it."""

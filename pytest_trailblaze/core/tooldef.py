@@ -1,0 +1,194 @@
+"""Tools defined as typed Python functions: descriptor, argument model, invocation.
+
+``@tool(...)`` turns ``def web_click(ctx, ref: str | None = None, ...)`` into a ``PythonTool``.
+The signature after ``ctx`` becomes a pydantic model that validates arguments before the
+function runs and yields the JSON Schema the descriptor publishes. Models are built on first
+use so importing a module of tools stays cheap for ``--collect-only``.
+"""
+
+from __future__ import annotations
+
+import enum
+import inspect
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, get_type_hints
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+from .errors import ToolArgumentError
+from .yamlsource import did_you_mean
+
+
+@dataclass(frozen=True)
+class ToolDescriptor:
+    """What the registry, the LLM menu and ``trailblaze toolbox`` know about a tool."""
+
+    name: str
+    description: str
+    source: str
+    surface_to_llm: bool = True
+    is_recordable: bool = True
+    requires_host: bool = False
+    is_verification: bool = False
+    platforms: frozenset[str] = frozenset()
+    drivers: frozenset[str] = frozenset()
+    toolset: str | None = None
+    #: Arguments whose values are never shown in logs or messages (e.g. a password).
+    sensitive_args: frozenset[str] = frozenset()
+    schema_factory: Callable[[], Mapping[str, Any]] = field(default=lambda: {"type": "object"}, repr=False)
+
+    @cached_property
+    def parameters(self) -> Mapping[str, Any]:
+        """The JSON Schema of the arguments."""
+        return self.schema_factory()
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What a tool call produced; failures are raised, not returned."""
+
+    success: bool = True
+    message: str = ""
+    data: Any = None
+
+    @staticmethod
+    def of(value: Any) -> ToolResult:
+        """Normalise a tool function's return value."""
+        if isinstance(value, ToolResult):
+            return value
+        if value is None:
+            return ToolResult()
+        if isinstance(value, str):
+            return ToolResult(message=value)
+        return ToolResult(message=str(value), data=value)
+
+
+class Tool:
+    """A registered tool: a descriptor plus validation and invocation."""
+
+    descriptor: ToolDescriptor
+
+    @property
+    def name(self) -> str:
+        return self.descriptor.name
+
+    def validate(self, args: Mapping[str, Any]) -> Any:
+        """Check arguments; raise ``ToolArgumentError`` naming the argument and the tool."""
+        return dict(args)
+
+    def invoke(self, ctx: Any, validated: Any) -> ToolResult:
+        raise NotImplementedError
+
+
+class CaseInsensitiveEnum(str, enum.Enum):
+    """Enum parameters accept any letter case, as upstream's serializer does (``left`` = ``LEFT``)."""
+
+    @classmethod
+    def _missing_(cls, value: object) -> Any:
+        if isinstance(value, str):
+            for member in cls:
+                if member.value.lower() == value.strip().lower():
+                    return member
+        return None
+
+
+class PythonTool(Tool):
+    """A tool whose implementation is a typed Python function ``fn(ctx, **params)``."""
+
+    def __init__(self, fn: Callable[..., Any], descriptor: ToolDescriptor) -> None:
+        self.fn = fn
+        self.descriptor = descriptor
+
+    @cached_property
+    def model(self) -> type[BaseModel]:
+        return arguments_model(self.fn, self.descriptor.name)
+
+    def validate(self, args: Mapping[str, Any]) -> BaseModel:
+        try:
+            return self.model.model_validate(dict(args))
+        except ValidationError as exc:
+            raise ToolArgumentError(explain(exc, self.name, self.model), tool=self.name) from None
+
+    def invoke(self, ctx: Any, validated: BaseModel) -> ToolResult:
+        values = {name: getattr(validated, name) for name in type(validated).model_fields}
+        return ToolResult.of(self.fn(ctx, **values))
+
+
+def arguments_model(fn: Callable[..., Any], name: str) -> type[BaseModel]:
+    """A pydantic model of ``fn``'s parameters after the first (the tool context)."""
+    hints = get_type_hints(fn, include_extras=True)
+    params = list(inspect.signature(fn).parameters.values())[1:]
+    fields: dict[str, Any] = {}
+    for param in params:
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        annotation = hints.get(param.name, Any)
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[param.name] = (annotation, default)
+    config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, use_enum_values=False)
+    return create_model(f"{name}_arguments", __config__=config, **fields)
+
+
+def explain(exc: ValidationError, tool: str, model: type[BaseModel]) -> str:
+    """One line per bad argument, in words a trail author understands."""
+    lines = []
+    fields = list(model.model_fields)
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"])
+        kind = err["type"]
+        if kind == "missing":
+            lines.append(f"missing required argument '{loc}'")
+        elif kind == "extra_forbidden":
+            hint = did_you_mean(str(err["loc"][0]), fields)
+            accepted = ", ".join(fields) or "none"
+            lines.append(f"unknown argument '{loc}'{' (' + hint + ')' if hint else ''}; accepted: {accepted}")
+        else:
+            lines.append(f"argument '{loc}': {err['msg']} (got {err['input']!r})")
+    return f"invalid arguments for '{tool}': " + "; ".join(lines)
+
+
+def tool(
+    name: str | None = None,
+    *,
+    description: str | None = None,
+    platforms: Iterable[str] = (),
+    drivers: Iterable[str] = (),
+    surface_to_llm: bool = True,
+    is_recordable: bool = True,
+    requires_host: bool = False,
+    is_verification: bool = False,
+    toolset: str | None = None,
+    source: str | None = None,
+    sensitive_args: Iterable[str] = (),
+) -> Callable[[Callable[..., Any]], PythonTool]:
+    """Declare a Python function as a Trailblaze tool.
+
+    The function takes the tool context first, then its parameters with type hints; the
+    docstring's first paragraph is the description unless one is given.
+    """
+
+    def decorate(fn: Callable[..., Any]) -> PythonTool:
+        tool_name = name or fn.__name__
+        doc = description if description is not None else inspect.cleandoc(fn.__doc__ or "").split("\n\n")[0]
+        holder: list[PythonTool] = []
+        descriptor = ToolDescriptor(
+            name=tool_name,
+            description=" ".join(doc.split()),
+            source=source or f"python:{fn.__module__}",
+            surface_to_llm=surface_to_llm,
+            is_recordable=is_recordable,
+            requires_host=requires_host,
+            is_verification=is_verification,
+            platforms=frozenset(p.lower() for p in platforms),
+            drivers=frozenset(d.lower() for d in drivers),
+            toolset=toolset,
+            sensitive_args=frozenset(sensitive_args),
+            schema_factory=lambda: holder[0].model.model_json_schema(),
+        )
+        built = PythonTool(fn, descriptor)
+        holder.append(built)
+        return built
+
+    return decorate

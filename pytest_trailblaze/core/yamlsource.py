@@ -1,0 +1,205 @@
+"""YAML text to position-carrying nodes, and the helpers every file grammar walks them with.
+
+PyYAML's composer (the C one when libyaml is present) gives a node tree where each node knows
+its start mark; we validate that tree directly instead of constructing Python objects first,
+so every problem can name ``file:line:col``. Only the safe scalar types are ever built.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from .errors import Problem
+from .model import SourceSpan
+
+_Composer = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_constructor = yaml.constructor.SafeConstructor()
+
+TAG_STR = "tag:yaml.org,2002:str"
+TAG_NULL = "tag:yaml.org,2002:null"
+TAG_BOOL = "tag:yaml.org,2002:bool"
+TAG_INT = "tag:yaml.org,2002:int"
+TAG_FLOAT = "tag:yaml.org,2002:float"
+TAG_MERGE = "tag:yaml.org,2002:merge"
+_MAX_VALUES = 100_000
+
+
+class _TooBig(Exception):
+    """Internal: alias expansion passed ``_MAX_VALUES``."""
+
+
+class _Recursive(Exception):
+    """Internal: a recursive alias was reported; unwind to ``value``."""
+
+
+def did_you_mean(word: str, choices: Any) -> str:
+    """A ``did you mean 'x'?`` hint, or an empty string when nothing is close."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else ""
+
+
+def kind_of(node: Node | None) -> str:
+    """A reader's name for a node's type, for messages like 'must be a list, not a mapping'."""
+    if node is None:
+        return "nothing"
+    if isinstance(node, MappingNode):
+        return "a mapping"
+    if isinstance(node, SequenceNode):
+        return "a list"
+    if node.tag == TAG_NULL:
+        return "null"
+    return {TAG_BOOL: "a boolean", TAG_INT: "a number", TAG_FLOAT: "a number"}.get(node.tag, "a string")
+
+
+@dataclass
+class Source:
+    """One file being read: its display path and the problems found so far."""
+
+    path: str
+    problems: list[Problem] = field(default_factory=list)
+
+    def span(self, node: Node) -> SourceSpan:
+        mark = node.start_mark
+        return SourceSpan(self.path, mark.line + 1, mark.column + 1)
+
+    def problem(self, node: Node | None, what: str, why: str = "", fix: str = "") -> None:
+        span = self.span(node) if node is not None else SourceSpan(self.path, 1, 1)
+        found = Problem(span, what, why, fix)
+        if found not in self.problems:  # a shared alias is checked once per reference
+            self.problems.append(found)
+
+    def compose(self, text: str) -> Node | None:
+        """Parse ``text`` into a node tree; a syntax error becomes a problem."""
+        try:
+            return yaml.compose(text, Loader=_Composer)
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            span = SourceSpan(self.path, mark.line + 1, mark.column + 1) if mark else None
+            what = f"malformed YAML: {exc.problem or exc.context}"
+            if exc.context and exc.problem:
+                what += f" ({exc.context})"
+            self.problems.append(
+                Problem(span, what, fix="check the indentation and quoting on and above this line")
+            )
+        except yaml.YAMLError as exc:
+            span = SourceSpan(self.path, 1, 1)
+            fix = "save the file as plain UTF-8 YAML text"
+            self.problems.append(Problem(span, f"malformed YAML: {exc}", fix=fix))
+        return None
+
+    def entries(self, node: MappingNode) -> Iterator[tuple[str, Node, Node]]:
+        """``(key, key_node, value_node)`` of a mapping; duplicate or non-string keys are problems."""
+        if any(k.tag == TAG_MERGE for k, _ in node.value):
+            _constructor.flatten_mapping(node)
+        seen: set[str] = set()
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, ScalarNode):
+                self.problem(
+                    key_node,
+                    f"a key must be a plain word, not {kind_of(key_node)}",
+                    fix="write a plain word before the `:`",
+                )
+                continue
+            key = str(key_node.value)
+            if key in seen:
+                fix = "keep one of them; YAML keeps only the last"
+                self.problem(key_node, f"duplicate key '{key}'", fix=fix)
+                continue
+            seen.add(key)
+            yield key, key_node, value_node
+
+    def value(self, node: Node) -> Any:
+        """The plain Python value of a node: dict, list, str, int, float or bool (None for null).
+
+        Aliases are followed, but an alias that refers to its own anchor and an alias fan-out
+        that expands to more than ``_MAX_VALUES`` values are problems, never a hang.
+        """
+        try:
+            return self._build(node, set(), [0])
+        except _Recursive:
+            return None
+        except _TooBig:
+            self.problem(
+                node,
+                f"this value expands to more than {_MAX_VALUES} values through YAML aliases",
+                fix="write the value out instead of nesting `*alias` references",
+            )
+            return None
+
+    def _build(self, node: Node, active: set[int], count: list[int]) -> Any:
+        count[0] += 1
+        if count[0] > _MAX_VALUES:
+            raise _TooBig
+        if isinstance(node, ScalarNode):
+            return scalar_value(node)
+        if id(node) in active:
+            self.problem(
+                node,
+                "a YAML alias refers to the value that contains it (a recursive anchor)",
+                fix="replace the `*alias` with a copy of the value it should hold",
+            )
+            raise _Recursive
+        active.add(id(node))
+        try:
+            if isinstance(node, SequenceNode):
+                return [self._build(item, active, count) for item in node.value]
+            return {key: self._build(v, active, count) for key, _, v in self.entries(node)}
+        finally:
+            active.discard(id(node))
+
+    def text(self, node: Node, what: str, fix: str = "") -> str | None:
+        """A scalar as text (numbers and booleans keep their written form); None if not a scalar."""
+        if isinstance(node, ScalarNode) and node.tag != TAG_NULL:
+            return str(node.value)
+        fix = fix or 'write a plain or quoted string on the same line, like `key: "some text"`'
+        self.problem(node, f"{what} must be text, not {kind_of(node)}", fix=fix)
+        return None
+
+    def mapping(self, node: Node, what: str, fix: str = "") -> MappingNode | None:
+        if isinstance(node, MappingNode):
+            return node
+        fix = fix or "write `key: value` lines indented under it, or `{}` for none"
+        self.problem(node, f"{what} must be a mapping, not {kind_of(node)}", fix=fix)
+        return None
+
+    def sequence(self, node: Node, what: str, fix: str = "") -> SequenceNode | None:
+        if isinstance(node, SequenceNode):
+            return node
+        fix = fix or "write one `- item` per line, or `[]` for none"
+        self.problem(node, f"{what} must be a list, not {kind_of(node)}", fix=fix)
+        return None
+
+    def unknown_key(self, key_node: Node, key: str, where: str, allowed: tuple[str, ...]) -> None:
+        hint = did_you_mean(key, allowed)
+        self.problem(
+            key_node,
+            f"unknown key '{key}' in {where}",
+            why=f"{where} allows only: {', '.join(allowed)}",
+            fix=hint or f"remove '{key}'",
+        )
+
+
+def scalar_value(node: ScalarNode) -> Any:
+    """Build a scalar: only null, bool, int, float and str; any other tag keeps its text."""
+    tag = node.tag
+    if tag == TAG_STR:
+        return node.value
+    if tag == TAG_NULL:
+        return None
+    if tag == TAG_BOOL:
+        return _constructor.construct_yaml_bool(node)
+    if tag == TAG_INT:
+        return _constructor.construct_yaml_int(node)
+    if tag == TAG_FLOAT:
+        return _constructor.construct_yaml_float(node)
+    return node.value
+
+
+def is_null(node: Node | None) -> bool:
+    return node is None or (isinstance(node, ScalarNode) and node.tag == TAG_NULL)

@@ -1,0 +1,38 @@
+"""The pytest plugin (entry point ``trailblaze``): options, collection, fixtures, reports.
+
+This package is the only one that imports pytest. The modules below register as plugins of
+their own so each keeps its hooks and fixtures next to the code they belong to.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ..core.devices import PLATFORMS
+from . import collection, fixtures, hookspecs, reporting
+from .options import SETTINGS_KEY, add_options, resolve_settings
+from .session import CATALOG_KEY, ToolCatalog
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[SETTINGS_KEY] = resolve_settings(config)
+    for platform in PLATFORMS:
+        config.addinivalue_line("markers", f"{platform}: trail items that run on the {platform} platform")
+    config.addinivalue_line(
+        "markers", "trailblaze(target, trail_id, driver, platform, tags): facts about a trail item"
+    )
+    for module, name in ((collection, "collection"), (fixtures, "fixtures"), (reporting, "reporting")):
+        if not config.pluginmanager.is_registered(module):
+            config.pluginmanager.register(module, f"trailblaze-{name}")
+    catalog = ToolCatalog()
+    config.stash[CATALOG_KEY] = catalog
+    config.hook.pytest_trailblaze_register_tools.call_historic(kwargs={"catalog": catalog, "config": config})

@@ -1,0 +1,200 @@
+"""Collection: trail files become ``TrailFile`` collectors, each yielding one item per platform.
+
+Items are ``pytest.Function`` objects built with ``callobj=``: the callable names the
+``trailblaze_run`` fixture, so fixtures, marks, ``-k``/``-m`` and xdist work through public API.
+Everything here is pure parsing; no browser, device or subprocess is started.
+"""
+
+from __future__ import annotations
+
+import re
+from fnmatch import fnmatch
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..core.devices import PLATFORMS, driver_type
+from ..core.errors import ConfigurationError, TrailblazeError
+from ..core.lineage import resolve
+from ..core.loader import classifier_from_filename, load_trail
+from ..core.memory import bind_args
+from ..core.model import Trail
+from .options import SETTINGS_KEY, Settings
+
+DECLARED_ARGS_KEY = pytest.StashKey[set[str]]()
+PIN_NOTES_KEY = pytest.StashKey[dict[str, set[str]]]()
+NO_DRIVER = {
+    "android": "no android driver configured: android recordings replay through Appium "
+    "(pass --trailblaze-appium-url, see the README) or a pytest_trailblaze_make_driver hook",
+    "ios": "no ios driver configured: ios recordings replay through Appium "
+    "(pass --trailblaze-appium-url, see the README) or a pytest_trailblaze_make_driver hook",
+    "desktop": "no desktop driver: Compose desktop trails need a pytest_trailblaze_make_driver hook",
+}
+
+
+def run_trail_item(trailblaze_run: Any) -> None:
+    """Replay the trail's steps (its trailhead already ran during setup)."""
+    trailblaze_run.run_steps()
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    name = file_path.name
+    if name == "trailblaze.yaml":
+        return None
+    settings = parent.config.stash[SETTINGS_KEY]
+    if any(fnmatch(name, pattern) for pattern in settings.patterns):
+        return TrailFile.from_parent(parent, path=file_path)
+    return None
+
+
+class TrailFile(pytest.File):
+    """A trail file; loading errors become one collection error listing every problem."""
+
+    def collect(self) -> list[TrailItem]:
+        settings = self.config.stash[SETTINGS_KEY]
+        trail = load_trail(self.path, display_path=display_path(self.path, self.config))
+        provided = {k: v for k, v in settings.args.items() if k in trail.config.args}
+        try:
+            bind_args(trail.config.args, provided)
+        except ConfigurationError as exc:
+            raise ConfigurationError(f"{trail.path}: the trail's args cannot be bound:\n{exc}") from None
+        self.config.stash.setdefault(DECLARED_ARGS_KEY, set()).update(trail.config.args)
+        base = trail_name(trail, self.path, self.config.rootpath)
+        items = []
+        for platform in item_platforms(trail, settings):
+            item = TrailItem.from_parent(
+                self, name=f"{base}[{platform}]", callobj=run_trail_item, trail=trail, platform=platform
+            )
+            mark_item(item, trail, platform, settings)
+            items.append(item)
+        return items
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, TrailblazeError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+
+class TrailItem(pytest.Function):
+    """One trail on one platform."""
+
+    def __init__(self, *, trail: Trail, platform: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.trail = trail
+        self.platform = platform
+        self.trail_id = trail.config.id or self.name.rsplit("[", 1)[0]
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        line = self.trail.span.line - 1 if self.trail.span else 0
+        return self.path, line, self.name
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, TrailblazeError) and not self.config.stash[SETTINGS_KEY].full_trace:
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+
+def display_path(path: Path, config: pytest.Config) -> str:
+    """The path as the user typed it: relative to where pytest was started when possible."""
+    try:
+        return str(path.relative_to(config.invocation_params.dir))
+    except ValueError:
+        return str(path)
+
+
+def trail_name(trail: Trail, path: Path, rootpath: Path) -> str:
+    """``config.id``, else the upstream short name: the path after ``/trails/``, no suffix."""
+    if trail.config.id:
+        return trail.config.id
+    posix = path.as_posix()
+    short = posix.rsplit("/trails/", 1)[1] if "/trails/" in posix else _relative(path, rootpath)
+    if path.name == "trail.yaml" or classifier_from_filename(path.name):
+        return short.rsplit("/", 1)[0] if "/" in short else path.parent.name
+    return short.removesuffix(".trail.yaml")
+
+
+def _relative(path: Path, rootpath: Path) -> str:
+    try:
+        return path.relative_to(rootpath).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def item_platforms(trail: Trail, settings: Settings) -> tuple[str, ...]:
+    """Platforms from the trail's classifiers; a trail naming none runs on the default platform."""
+    platforms = trail.platforms()
+    if platforms:
+        return tuple(p for p in PLATFORMS if p in platforms)
+    return (settings.default_platform,)
+
+
+def mark_item(item: TrailItem, trail: Trail, platform: str, settings: Settings) -> None:
+    """Platform, tag and ``trailblaze`` markers, and the skips known before anything runs."""
+    config = item.config
+    item.add_marker(getattr(pytest.mark, platform))
+    for tag in trail.config.tags:
+        item.add_marker(getattr(pytest.mark, register_tag(config, tag)))
+    pin = driver_pin(trail, platform, settings)
+    item.add_marker(
+        pytest.mark.trailblaze(
+            target=trail.config.target, trail_id=item.trail_id, driver=pin, platform=platform, tags=trail.config.tags
+        )
+    )
+    if pin:
+        note_pin(config, pin, platform, item.nodeid)
+    reason = skip_reason(trail, platform, settings)
+    if reason:
+        item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def register_tag(config: pytest.Config, tag: str) -> str:
+    """Tags become markers; characters a ``-m`` expression cannot hold turn into ``_``."""
+    name = re.sub(r"\W", "_", tag.strip()) or "_"
+    if name[0].isdigit():
+        name = f"_{name}"
+    known = config.stash.setdefault(_TAGS_KEY, set())
+    if name not in known:
+        known.add(name)
+        config.addinivalue_line("markers", f"{name}: trails tagged '{tag}' (config.tags)")
+    return name
+
+
+_TAGS_KEY = pytest.StashKey[set[str]]()
+
+
+def driver_pin(trail: Trail, platform: str, settings: Settings) -> str | None:
+    """The driver enum name pinned for this platform (``--trailblaze-driver`` wins)."""
+    if settings.driver_override:
+        kind = driver_type(settings.driver_override)
+        if kind is not None and kind.platform == platform:
+            return kind.name
+    hit = resolve(trail.config.devices, (platform,))
+    if hit:
+        return hit[1]
+    if trail.config.driver:
+        kind = driver_type(trail.config.driver)
+        return kind.name if kind is not None and kind.platform == platform else None
+    return None
+
+
+def note_pin(config: pytest.Config, pin: str, platform: str, nodeid: str) -> None:
+    native = {"web": "PLAYWRIGHT_NATIVE"}.get(platform)
+    if pin != native:
+        config.stash.setdefault(PIN_NOTES_KEY, {}).setdefault(pin, set()).add(nodeid)
+
+
+def skip_reason(trail: Trail, platform: str, settings: Settings) -> str | None:
+    """``config.skip`` for the platform (closest-wins), else a platform without a driver."""
+    skips = trail.config.skip
+    if skips:
+        if not trail.classifiers():
+            reasons = [r.strip() for r in skips.values() if r.strip()]
+            if reasons:
+                return f"config.skip: {reasons[0]}"
+        hit = resolve(skips, (platform,))
+        if hit and hit[1].strip():
+            return f"config.skip for {hit[0]}: {hit[1].strip()}"
+    if platform not in settings.configured_platforms():
+        return NO_DRIVER.get(platform, f"no driver configured for {platform}")
+    return None

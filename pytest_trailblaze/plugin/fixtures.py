@@ -1,0 +1,131 @@
+"""Public fixtures, all prefixed ``trailblaze_``; override any of them in ``conftest.py``.
+
+The chain mirrors pytest-playwright's: small fixtures returning plain values
+(``trailblaze_browser_options``, ``trailblaze_browser_context_args``, ``trailblaze_memory_defaults``)
+feed the ones that start things (``trailblaze_browser``, ``trailblaze_driver``) and the one that
+runs the trailhead (``trailblaze_run``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import pytest
+
+from ..core.context import DeviceInfo
+from ..core.memory import Memory
+from ..core.registry import ToolRegistry
+from ..drivers.playwright import BrowserHost, BrowserOptions
+from .collection import NO_DRIVER, TrailItem
+from .options import SETTINGS_KEY, Settings
+from .session import CATALOG_KEY, SessionRegistries, ToolCatalog, TrailRun, seed_memory
+
+
+def _trail_item(request: pytest.FixtureRequest, fixture: str) -> TrailItem:
+    node = request.node
+    if not isinstance(node, TrailItem):
+        raise pytest.UsageError(f"{fixture} is only available to trail items, not to {node.nodeid}")
+    return node
+
+
+@pytest.fixture(scope="session")
+def trailblaze_settings(pytestconfig: pytest.Config) -> Settings:
+    """The resolved options and ini values of this run."""
+    return pytestconfig.stash[SETTINGS_KEY]
+
+
+@pytest.fixture(scope="session")
+def trailblaze_browser_options(trailblaze_settings: Settings) -> BrowserOptions:
+    """How the browser is launched; override to change any launch setting."""
+    return trailblaze_settings.browser
+
+
+@pytest.fixture(scope="session")
+def trailblaze_browser_context_args() -> Mapping[str, Any]:
+    """Extra keyword arguments for ``browser.new_context()`` (locale, permissions, ...)."""
+    return {}
+
+
+@pytest.fixture(scope="session")
+def trailblaze_browser(trailblaze_browser_options: BrowserOptions) -> Iterator[BrowserHost]:
+    """The worker's browser; launched on first use, closed at the end of the session."""
+    host = BrowserHost(trailblaze_browser_options)
+    try:
+        yield host
+    finally:
+        host.close()
+
+
+@pytest.fixture(scope="session")
+def trailblaze_memory_defaults() -> Mapping[str, Any]:
+    """Memory values seeded before everything else (config.memory and the CLI override them)."""
+    return {}
+
+
+@pytest.fixture(scope="session")
+def trailblaze_tool_catalog(pytestconfig: pytest.Config) -> ToolCatalog:
+    """Tools contributed through ``pytest_trailblaze_register_tools``."""
+    return pytestconfig.stash[CATALOG_KEY]
+
+
+@pytest.fixture(scope="session")
+def trailblaze_sessions(pytestconfig: pytest.Config, trailblaze_tool_catalog: ToolCatalog) -> SessionRegistries:
+    """The worker's tool registries, one per session scope (target, platform, driver, agent mode)."""
+    return SessionRegistries(trailblaze_tool_catalog, pytestconfig.hook)
+
+
+@pytest.fixture
+def trailblaze_driver(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """The driver of this trail's platform: a fresh browser context for web."""
+    item = _trail_item(request, "trailblaze_driver")
+    driver = request.config.hook.pytest_trailblaze_make_driver(platform=item.platform, request=request)
+    if driver is None and item.platform == "web":
+        host: BrowserHost = request.getfixturevalue("trailblaze_browser")
+        driver = host.new_driver(context_args=request.getfixturevalue("trailblaze_browser_context_args"))
+    if driver is None:
+        pytest.skip(NO_DRIVER.get(item.platform, f"no driver for {item.platform}"))
+    try:
+        yield driver
+    finally:
+        driver.close()
+
+
+@pytest.fixture
+def trailblaze_device_info(trailblaze_driver: Any) -> DeviceInfo:
+    """The measured device (size, density, classifier) of this trail's driver."""
+    return trailblaze_driver.device_info()
+
+
+@pytest.fixture
+def trailblaze_registry(request: pytest.FixtureRequest, trailblaze_device_info: DeviceInfo,
+                        trailblaze_sessions: SessionRegistries, trailblaze_settings: Settings) -> ToolRegistry:  # fmt: skip
+    """The tool registry of this trail's session scope."""
+    item = _trail_item(request, "trailblaze_registry")
+    return trailblaze_sessions.get(
+        target=item.trail.config.target or "",
+        platform=trailblaze_device_info.platform,
+        driver_key=trailblaze_device_info.driver_key,
+        agent_mode=trailblaze_settings.agent_mode,
+    )
+
+
+@pytest.fixture
+def trailblaze_memory(request: pytest.FixtureRequest, trailblaze_settings: Settings,
+                      trailblaze_memory_defaults: Mapping[str, Any]) -> Memory:  # fmt: skip
+    """This trail's memory, seeded from defaults, config.memory, the CLI, secrets and args."""
+    item = _trail_item(request, "trailblaze_memory")
+    return seed_memory(item.trail, trailblaze_settings, trailblaze_memory_defaults)
+
+
+@pytest.fixture
+def trailblaze_run(request: pytest.FixtureRequest, trailblaze_driver: Any, trailblaze_device_info: DeviceInfo,
+                   trailblaze_registry: ToolRegistry, trailblaze_memory: Memory,
+                   trailblaze_settings: Settings) -> TrailRun:  # fmt: skip
+    """The trail run of this item, with its trailhead done (a trailhead failure is an ERROR)."""
+    item = _trail_item(request, "trailblaze_run")
+    run = TrailRun(item, trailblaze_driver, trailblaze_device_info, trailblaze_registry, trailblaze_memory,
+                   trailblaze_settings)  # fmt: skip
+    item.trailblaze_run = run
+    run.start()
+    return run

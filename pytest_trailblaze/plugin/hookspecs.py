@@ -1,0 +1,58 @@
+"""Hooks other plugins and ``conftest.py`` files implement to extend pytest-trailblaze."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from ..core.context import ToolContext
+    from ..core.runner import ResolvedStep
+    from ..core.tooldef import ToolResult
+    from .session import ToolCatalog
+
+hookspec = pytest.hookspec
+
+
+@hookspec(historic=True)
+def pytest_trailblaze_register_tools(catalog: ToolCatalog, config: pytest.Config) -> None:
+    """Add tools to every session: call ``catalog.register(tool)`` for each.
+
+    Called once at start-up and replayed for plugins and conftest files registered later, so a
+    ``conftest.py`` next to the trails can contribute tools. Each session's registry takes the
+    catalog's tools; names must be unique across every source.
+    """
+
+
+@hookspec(firstresult=True)
+def pytest_trailblaze_make_driver(platform: str, request: pytest.FixtureRequest) -> Any:
+    """Return a driver for ``platform`` (an object with ``platform``, ``driver_key``,
+    ``device_info()``, ``screenshot(path)``, ``hierarchy()`` and ``close()``), or None.
+
+    Called once per trail item before the built-in driver is considered; the first non-None
+    result wins. The plugin closes the driver after the trail.
+    """
+
+
+@hookspec(firstresult=True)
+def pytest_trailblaze_agent_step(step: ResolvedStep, context: ToolContext, item: pytest.Item) -> Any:
+    """Perform a step that has no recording for the device (an AI agent, a human, a script).
+
+    Return None to decline (the step then fails, or skips with --trailblaze-agent-steps=skip),
+    any other value once the step is done; raise ``AssertionError`` when it could not be done.
+    Tools are available through ``context.run(name, args)``.
+    """
+
+
+def pytest_trailblaze_before_tool(name: str, args: Mapping[str, Any], context: ToolContext) -> None:
+    """Called before each tool call with its interpolated (secret-masked) arguments."""
+
+
+def pytest_trailblaze_after_tool(name: str, args: Mapping[str, Any], result: ToolResult, context: ToolContext) -> None:
+    """Called after each tool call that succeeded."""
+
+
+def pytest_trailblaze_tool_error(name: str, args: Mapping[str, Any], error: BaseException, context: ToolContext) -> None:
+    """Called when a tool call raised (a failed assertion, bad arguments, a broken driver)."""

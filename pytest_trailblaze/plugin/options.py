@@ -1,0 +1,183 @@
+"""Command-line options and ini keys, resolved once (CLI > ini > default) into ``Settings``."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from ..core.devices import DRIVER_TYPES, driver_type
+from ..drivers.playwright import BrowserOptions
+
+SETTINGS_KEY = pytest.StashKey["Settings"]()
+DEFAULT_PATTERNS = ("*.trail.yaml", "trail.yaml")
+BROWSERS = ("chromium", "firefox", "webkit")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the plugin was told; nothing else reads pytest options."""
+
+    patterns: tuple[str, ...] = DEFAULT_PATTERNS
+    output_dir: Path = Path("trailblaze-output")
+    browser: BrowserOptions = field(default_factory=BrowserOptions)
+    memory: Mapping[str, str] = field(default_factory=dict)
+    secrets: Mapping[str, str] = field(default_factory=dict)
+    args: Mapping[str, Any] = field(default_factory=dict)
+    agent_steps: str = "fail"
+    default_platform: str = "web"
+    agent_mode: str = "host"
+    driver_override: str | None = None
+    full_trace: bool = False
+    screenshots: str = "on-failure"
+
+    def configured_platforms(self) -> frozenset[str]:
+        """Platforms this run has a driver for; web always (Playwright is built in)."""
+        return frozenset({"web"})
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("trailblaze", "Trailblaze trails")
+
+    def option(name: str, ini: str | None = None, *, ini_type: str | None = None, ini_default: Any = None,
+               help: str, **cli: Any) -> None:  # fmt: skip
+        group.addoption(f"--trailblaze-{name}", dest=f"trailblaze_{name.replace('-', '_')}", help=help, **cli)
+        if ini:
+            parser.addini(ini, help=help, type=ini_type, default=ini_default)
+
+    parser.addini(
+        "trailblaze_patterns", "file name patterns collected as trails", type="linelist", default=list(DEFAULT_PATTERNS)
+    )
+    option("output", "trailblaze_output", ini_default="trailblaze-output", metavar="DIR",
+           help="folder for per-test artifacts: failure screenshots, snapshots, logs (default trailblaze-output)")
+    option("browser", "trailblaze_browser", ini_default="chromium", choices=BROWSERS,
+           help="browser engine for web trails (default chromium)")
+    option("headed", "trailblaze_headed", ini_type="bool", ini_default=False, action="store_true", default=None,
+           help="show the browser window")
+    option("browser-path", "trailblaze_browser_path", metavar="PATH",
+           help="browser executable; default: Playwright's own, else the system Chromium (/usr/bin/chromium)")
+    option("browser-arg", "trailblaze_browser_args", ini_type="linelist", ini_default=[], action="append",
+           metavar="ARG", help="extra browser launch argument (repeatable)")
+    option("connect", "trailblaze_connect", metavar="WS_ENDPOINT",
+           help="connect to a running Playwright browser server instead of launching one")
+    option("viewport", "trailblaze_viewport", ini_default="1280x800", metavar="WxH",
+           help="web viewport (default 1280x800)")
+    option("web-timeout", "trailblaze_web_timeout_ms", metavar="MS",
+           help="action timeout of web tools in ms (default 30000, 45000 when CI is set)")
+    option("settle-ms", "trailblaze_settle_ms", ini_default="500", metavar="MS",
+           help="quiet window after an action that started network requests (default 500)")
+    option("memory", action="append", default=[], metavar="KEY=VALUE", help="seed a memory value (repeatable)")
+    option("secret", action="append", default=[], metavar="KEY=VALUE",
+           help="seed a secret memory value, masked in every message and report (repeatable)")
+    option("arg", action="append", default=[], metavar="NAME=VALUE", help="bind a trail arg (repeatable)")
+    option("args-file", metavar="FILE", help="YAML or JSON map of trail args (--trailblaze-arg overrides it)")
+    option("agent-steps", "trailblaze_agent_steps", ini_default="fail", choices=("fail", "skip"),
+           help="steps with no recording for the device and no agent: fail (default) or skip the trail")
+    option("platform", "trailblaze_platform", ini_default="web", choices=("web", "android", "ios"),
+           help="platform for trails that name no device classifier (default web)")
+    option("agent-mode", "trailblaze_agent_mode", ini_default="host", choices=("host", "on-device"),
+           help="agent mode of the session; on-device disables tools that need the host")
+    option("driver", metavar="DRIVER", help="driver enum name overriding trail pins, e.g. PLAYWRIGHT_NATIVE")
+    option("screenshots", "trailblaze_screenshots", ini_default="on-failure", choices=("on-failure", "off"),
+           help="take a screenshot when a trail fails (default on-failure)")
+    option("full-trace", action="store_true", default=False,
+           help="show Python tracebacks for trail failures instead of the trail report")
+
+
+def resolve_settings(config: pytest.Config) -> Settings:
+    """Read options and ini once; bad values are a ``pytest.UsageError`` naming the option."""
+    opt = config.option
+    output = _pick(opt.trailblaze_output, config.getini("trailblaze_output"))
+    args = {**_args_file(opt.trailblaze_args_file), **_pairs(opt.trailblaze_arg, "--trailblaze-arg")}
+    ci = os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
+    timeout = _int(_pick(opt.trailblaze_web_timeout, config.getini("trailblaze_web_timeout_ms")), "--trailblaze-web-timeout",
+                   default=45_000 if ci else 30_000)  # fmt: skip
+    browser = BrowserOptions(
+        browser=_pick(opt.trailblaze_browser, config.getini("trailblaze_browser")),
+        headed=bool(opt.trailblaze_headed if opt.trailblaze_headed is not None else config.getini("trailblaze_headed")),
+        executable_path=_pick(opt.trailblaze_browser_path, config.getini("trailblaze_browser_path")) or None,
+        launch_args=tuple(opt.trailblaze_browser_arg or config.getini("trailblaze_browser_args")),
+        connect=_pick(opt.trailblaze_connect, config.getini("trailblaze_connect")) or None,
+        viewport=_viewport(_pick(opt.trailblaze_viewport, config.getini("trailblaze_viewport"))),
+        action_timeout_ms=timeout,
+        navigation_timeout_ms=timeout * 2 if ci else timeout,
+        settle_quiet_ms=_int(_pick(opt.trailblaze_settle_ms, config.getini("trailblaze_settle_ms")), "--trailblaze-settle-ms"),
+    )
+    return Settings(
+        patterns=tuple(config.getini("trailblaze_patterns")),
+        output_dir=Path(config.rootpath, output) if not Path(output).is_absolute() else Path(output),
+        browser=browser,
+        memory=_pairs(opt.trailblaze_memory, "--trailblaze-memory"),
+        secrets=_pairs(opt.trailblaze_secret, "--trailblaze-secret"),
+        args=args,
+        agent_steps=_pick(opt.trailblaze_agent_steps, config.getini("trailblaze_agent_steps")),
+        default_platform=_pick(opt.trailblaze_platform, config.getini("trailblaze_platform")),
+        agent_mode=_pick(opt.trailblaze_agent_mode, config.getini("trailblaze_agent_mode")),
+        driver_override=_driver(opt.trailblaze_driver),
+        full_trace=bool(opt.trailblaze_full_trace),
+        screenshots=_pick(opt.trailblaze_screenshots, config.getini("trailblaze_screenshots")),
+    )
+
+
+def _pick(cli: Any, ini: Any) -> Any:
+    return cli if cli not in (None, "") else ini
+
+
+def _pairs(values: list[str] | None, option: str) -> dict[str, str]:
+    pairs: dict[str, str] = {}
+    for value in values or []:
+        key, sep, rest = value.partition("=")
+        if not sep or not key.strip():
+            raise pytest.UsageError(f"{option} expects KEY=VALUE, got {value!r}")
+        pairs[key.strip()] = rest
+    return pairs
+
+
+def _args_file(path: str | None) -> dict[str, Any]:
+    if not path:
+        return {}
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise pytest.UsageError(f"--trailblaze-args-file {path}: cannot read it: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise pytest.UsageError(f"--trailblaze-args-file {path}: not valid YAML or JSON: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise pytest.UsageError(f"--trailblaze-args-file {path}: expected a map of arg names to values")
+    return {str(k): v for k, v in data.items()}
+
+
+def _viewport(text: str) -> tuple[int, int]:
+    width, sep, height = str(text).lower().partition("x")
+    if sep and width.strip().isdigit() and height.strip().isdigit() and int(width) > 0 and int(height) > 0:
+        return int(width), int(height)
+    raise pytest.UsageError(f"--trailblaze-viewport expects WIDTHxHEIGHT like 1280x800, got {text!r}")
+
+
+def _int(text: Any, option: str, default: int = 0) -> int:
+    if text in (None, ""):
+        return default
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        raise pytest.UsageError(f"{option} expects a whole number of milliseconds, got {text!r}") from None
+    if value < 0:
+        raise pytest.UsageError(f"{option} must not be negative, got {value}")
+    return value
+
+
+def _driver(name: str | None) -> str | None:
+    if not name:
+        return None
+    found = driver_type(name)
+    if found is None:
+        names = ", ".join(d.name for d in DRIVER_TYPES)
+        raise pytest.UsageError(f"--trailblaze-driver: unknown driver {name!r}; known drivers: {names}")
+    return found.name

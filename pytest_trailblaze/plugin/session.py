@@ -1,0 +1,215 @@
+"""One trail item's run: memory, registry, plan and runner, plus what the reports need.
+
+Sessions are scoped as upstream (target, platform, driver, agent mode): one registry per
+scope per worker, built on first use from the built-in tools and the tool catalog that
+``pytest_trailblaze_register_tools`` filled.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..core.context import DeviceInfo, ToolContext
+from ..core.errors import AgentStepRequired, TrailblazeError, TrailheadError
+from ..core.lineage import resolve
+from ..core.memory import Memory
+from ..core.registry import ToolRegistry
+from ..core.runner import ResolvedStep, StepFailureInfo, TrailRunner, plan_trail
+from ..core.tooldef import Tool, ToolResult
+from .options import Settings
+
+
+CATALOG_KEY = pytest.StashKey["ToolCatalog"]()
+
+
+class ToolCatalog:
+    """Tools contributed by plugins and conftest files, shared by every session registry."""
+
+    def __init__(self) -> None:
+        self._tools: list[Tool] = []
+
+    def register(self, tool: Tool) -> None:
+        if not isinstance(tool, Tool):
+            raise TypeError(f"register() takes a tool made with @trailblaze.tool, not {type(tool).__name__}")
+        self._tools.append(tool)
+
+    def tools(self) -> list[Tool]:
+        return list(self._tools)
+
+
+class HookObserver:
+    """Forwards every tool call of a registry to the ``pytest_trailblaze_*_tool`` hooks."""
+
+    def __init__(self, hook: Any) -> None:
+        self.hook = hook
+
+    def before_tool(self, name: str, args: Mapping[str, Any], ctx: Any) -> None:
+        self.hook.pytest_trailblaze_before_tool(name=name, args=args, context=ctx)
+
+    def after_tool(self, name: str, args: Mapping[str, Any], result: ToolResult, ctx: Any) -> None:
+        self.hook.pytest_trailblaze_after_tool(name=name, args=args, result=result, context=ctx)
+
+    def tool_error(self, name: str, args: Mapping[str, Any], error: BaseException, ctx: Any) -> None:
+        self.hook.pytest_trailblaze_tool_error(name=name, args=args, error=error, context=ctx)
+
+
+class SessionRegistries:
+    """Registries per session scope for this worker."""
+
+    def __init__(self, catalog: ToolCatalog, hook: Any) -> None:
+        self.catalog = catalog
+        self.hook = hook
+        self._registries: dict[tuple[str, str, str, str], ToolRegistry] = {}
+
+    def get(self, *, target: str, platform: str, driver_key: str, agent_mode: str) -> ToolRegistry:
+        key = (target, platform, driver_key, agent_mode)
+        if key not in self._registries:
+            self._registries[key] = self._build(platform, driver_key, agent_mode)
+        return self._registries[key]
+
+    def _build(self, platform: str, driver_key: str, agent_mode: str) -> ToolRegistry:
+        from ..tools import builtin_tools
+
+        registry = ToolRegistry(platform=platform, driver_key=driver_key, agent_mode=agent_mode)
+        registry.register_all(builtin_tools())
+        registry.register_all(self.catalog.tools())
+        registry.observers.append(HookObserver(self.hook))
+        return registry
+
+
+def artifacts_dir(settings: Settings, nodeid: str) -> Path:
+    """A per-test folder under the output directory, named after the test id."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", nodeid).strip("-")
+    return settings.output_dir / slug[-180:]
+
+
+def seed_memory(trail: Any, settings: Settings, defaults: Mapping[str, Any]) -> Memory:
+    """``defaults`` < ``config.memory`` < ``--trailblaze-memory`` < ``--trailblaze-secret``, then args."""
+    blank = os.environ.get("TRAILBLAZE_MEMORY_BLANK_UNKNOWN_TOKENS", "").lower() in ("1", "true")
+    memory = Memory(blank_unknown=blank)
+    memory.seed(defaults)
+    memory.seed(trail.config.memory)
+    memory.seed(settings.memory)
+    memory.seed(settings.secrets, secret=True)
+    declared = trail.config.args
+    memory.bind_args(declared, {k: v for k, v in settings.args.items() if k in declared})
+    return memory
+
+
+class TrailRun:
+    """Runs one trail item: the trailhead in setup, the steps in the call phase."""
+
+    def __init__(self, item: Any, driver: Any, device: DeviceInfo, registry: ToolRegistry, memory: Memory,
+                 settings: Settings) -> None:  # fmt: skip
+        self.item = item
+        self.driver = driver
+        self.device = device
+        self.settings = settings
+        self.screenshot: str | None = None
+        self._check_device_skip(device)
+        self.plan = plan_trail(item.trail, device.chain())
+        self._check_agent_policy()
+        self.artifacts = artifacts_dir(settings, item.nodeid)
+        shutil.rmtree(self.artifacts, ignore_errors=True)
+        ctx = ToolContext(registry, memory, device, driver, str(item.path), self.artifacts)
+        self.runner = TrailRunner(self.plan, ctx, agent=self._agent)
+        self.publish()
+
+    @property
+    def context(self) -> ToolContext:
+        return self.runner.ctx
+
+    def _check_device_skip(self, device: DeviceInfo) -> None:
+        """``config.skip`` keyed by a full classifier (``android-tablet``) needs the live device."""
+        hit = resolve(self.item.trail.config.skip, device.chain())
+        if hit and hit[1].strip():
+            pytest.skip(f"config.skip for {hit[0]}: {hit[1].strip()}")
+
+    def _check_agent_policy(self) -> None:
+        if self.settings.agent_steps != "skip" or not self.plan.agent_steps():
+            return
+        if self.item.config.pluginmanager.hook.pytest_trailblaze_agent_step.get_hookimpls():
+            return
+        first = self.plan.agent_steps()[0]
+        pytest.skip(f"{first.label} needs an agent: no recording for {first.classifier}")
+
+    def _agent(self, step: ResolvedStep, ctx: ToolContext) -> Any:
+        hook = self.item.config.hook.pytest_trailblaze_agent_step
+        return hook(step=step, context=ctx, item=self.item)
+
+    # -- phases -------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Run the trailhead; a failure is a setup ERROR with a screenshot."""
+        try:
+            self.runner.run_trailhead()
+        except TrailheadError as exc:
+            self._capture(exc)
+            raise
+        finally:
+            self.publish()
+
+    def run_steps(self) -> None:
+        try:
+            self.runner.run_steps()
+        except AgentStepRequired as exc:
+            if self.settings.agent_steps == "skip":
+                pytest.skip(str(exc).splitlines()[0])
+            self._capture(exc)
+            raise
+        except TrailblazeError as exc:
+            self._capture(exc)
+            raise
+        finally:
+            self.publish()
+
+    def _capture(self, exc: TrailblazeError) -> None:
+        """Screenshot the page at the failure and name the file in the failure message."""
+        if self.settings.screenshots == "off" or not hasattr(self.driver, "screenshot"):
+            return
+        try:
+            path = self.driver.screenshot(self.artifacts / "failure.png")
+        except Exception as shot_error:  # the failure itself matters more than its picture
+            note = f"\n  screenshot: not taken ({type(shot_error).__name__}: {str(shot_error).splitlines()[0]})"
+            exc.args = (f"{exc.args[0]}{note}",)
+            return
+        self.screenshot = _display(path)
+        if isinstance(exc, StepFailureInfo):
+            exc.with_screenshot(self.screenshot)
+        else:
+            exc.args = (f"{exc.args[0]}\n  screenshot: {self.screenshot}",)
+
+    # -- reporting ----------------------------------------------------------------------------
+    def properties(self) -> list[tuple[str, str]]:
+        runner, trail = self.runner, self.item.trail
+        props = [
+            ("trail_id", self.item.trail_id),
+            ("platform", self.device.platform),
+            ("classifier", self.device.classifier),
+            ("driver", self.device.driver_key),
+            ("steps_run", f"{runner.steps_run}/{len(trail.steps)}"),
+        ]
+        if runner.failed is not None:
+            props.append(("failing_step", f"{runner.failed.label}: {runner.failed.step.text}"))
+        if self.screenshot:
+            props.append(("screenshot", self.screenshot))
+        return props
+
+    def publish(self) -> None:
+        """Write the report properties onto the item (they travel to xdist's controller)."""
+        ours = {name for name, _ in self.properties()} | {"failing_step", "screenshot"}
+        kept = [(k, v) for k, v in self.item.user_properties if k not in ours]
+        self.item.user_properties[:] = [*kept, *self.properties()]
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,48 @@
+"""Platform-neutral built-in tools: waiting, launching the app, snapshots."""
+
+from __future__ import annotations
+
+import time
+
+from ..core.context import ToolContext
+from ..core.errors import UnsupportedToolError
+from ..core.tooldef import CaseInsensitiveEnum, tool
+from .snapshot import take_snapshot
+
+
+class LaunchMode(CaseInsensitiveEnum):
+    REINSTALL = "REINSTALL"
+    RESUME = "RESUME"
+    FORCE_RESTART = "FORCE_RESTART"
+
+
+@tool(source="builtin", toolset="core_interaction")
+def wait(ctx: ToolContext, timeToWaitInSeconds: float = 5) -> str:
+    """Wait a fixed number of seconds."""
+    seconds = max(0.0, float(timeToWaitInSeconds))
+    sleep = getattr(ctx.driver, "sleep", None)
+    if sleep is not None:
+        sleep(seconds)
+    else:
+        time.sleep(seconds)
+    return f"Waited {seconds:g} s"
+
+
+@tool(source="builtin", toolset="navigation")
+def launchApp(ctx: ToolContext, appId: str, launchMode: LaunchMode = LaunchMode.REINSTALL) -> str:
+    """Launch the app under test (REINSTALL clears its state first); a no-op on web."""
+    if ctx.platform == "web":
+        return f"launchApp is a no-op on web ({appId})"
+    launch = getattr(ctx.driver, "launch_app", None)
+    if launch is None:
+        raise UnsupportedToolError(f"the {ctx.platform} driver cannot launch apps", tool="launchApp")
+    return launch(appId, launchMode.value)
+
+
+@tool(source="builtin", toolset="observation")
+def takeSnapshot(ctx: ToolContext, screenName: str, description: str | None = None) -> str:
+    """Save a screenshot and the UI hierarchy into the test's artifacts."""
+    return take_snapshot(ctx, screenName, description)
+
+
+TOOLS = (wait, launchApp, takeSnapshot)

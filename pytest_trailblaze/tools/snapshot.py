@@ -1,0 +1,25 @@
+"""Snapshots: a screenshot and the UI hierarchy saved side by side in the test's artifacts."""
+
+from __future__ import annotations
+
+import re
+
+from ..core.context import ToolContext
+from ..core.errors import FatalToolError
+
+
+def snapshot_stem(screen_name: str) -> str:
+    """A file-name-safe stem for a screen name."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", screen_name).strip("_") or "snapshot"
+
+
+def take_snapshot(ctx: ToolContext, screen_name: str, description: str | None = None) -> str:
+    driver = ctx.driver
+    if driver is None or not hasattr(driver, "screenshot"):
+        raise FatalToolError("this session's driver cannot take snapshots")
+    stem = snapshot_stem(screen_name)
+    image = driver.screenshot(ctx.artifact(f"snapshots/{stem}.png"))
+    tree = ctx.artifact(f"snapshots/{stem}.hierarchy.txt")
+    tree.write_text(driver.hierarchy(), encoding="utf-8")
+    note = f" ({description})" if description else ""
+    return f"Saved snapshot {screen_name!r}{note}: {image} and {tree.name}"
