@@ -127,7 +127,7 @@ def arguments_model(fn: Callable[..., Any], name: str) -> type[BaseModel]:
         annotation = hints.get(param.name, Any)
         default = ... if param.default is inspect.Parameter.empty else param.default
         fields[param.name] = (annotation, default)
-    config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, use_enum_values=False)
+    config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, coerce_numbers_to_str=True)
     return create_model(f"{name}_arguments", __config__=config, **fields)
 
 

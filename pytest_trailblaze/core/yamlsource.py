@@ -28,6 +28,7 @@ TAG_INT = "tag:yaml.org,2002:int"
 TAG_FLOAT = "tag:yaml.org,2002:float"
 TAG_MERGE = "tag:yaml.org,2002:merge"
 _MAX_VALUES = 100_000
+_MAX_MERGES = 32
 
 
 class _TooBig(Exception):
@@ -71,7 +72,7 @@ class Source:
     def problem(self, node: Node | None, what: str, why: str = "", fix: str = "") -> None:
         span = self.span(node) if node is not None else SourceSpan(self.path, 1, 1)
         found = Problem(span, what, why, fix)
-        if found not in self.problems:  # a shared alias is checked once per reference
+        if found not in self.problems:  # a node reached through several aliases: report it once
             self.problems.append(found)
 
     def compose(self, text: str) -> Node | None:
@@ -94,11 +95,24 @@ class Source:
         return None
 
     def entries(self, node: MappingNode) -> Iterator[tuple[str, Node, Node]]:
-        """``(key, key_node, value_node)`` of a mapping; duplicate or non-string keys are problems."""
-        if any(k.tag == TAG_MERGE for k, _ in node.value):
-            _constructor.flatten_mapping(node)
+        """``(key, key_node, value_node)`` of a mapping; duplicate or non-string keys are problems.
+
+        ``<<: *anchor`` merge keys are resolved as YAML defines them: the mapping's own keys
+        override merged ones, and among merged mappings the first listed wins.
+        """
+        own = [(k, v) for k, v in node.value if k.tag != TAG_MERGE]
+        merged: dict[str, tuple[Node, Node]] = {}
+        if len(own) != len(node.value):
+            own_keys = {str(k.value) for k, _ in own if isinstance(k, ScalarNode)}
+            for key_node, value_node in self._merged_pairs(node, set()):
+                key = str(key_node.value)
+                if isinstance(key_node, ScalarNode) and key not in own_keys:
+                    merged.pop(key, None)
+                    merged[key] = (key_node, value_node)
+        for key, (key_node, value_node) in merged.items():
+            yield key, key_node, value_node
         seen: set[str] = set()
-        for key_node, value_node in node.value:
+        for key_node, value_node in own:
             if not isinstance(key_node, ScalarNode):
                 self.problem(
                     key_node,
@@ -113,6 +127,26 @@ class Source:
                 continue
             seen.add(key)
             yield key, key_node, value_node
+
+    def _merged_pairs(self, node: MappingNode, active: set[int]) -> list[tuple[Node, Node]]:
+        """The pairs ``<<:`` brings into ``node``, lowest precedence first; the node is not modified."""
+        active = active | {id(node)}
+        pairs: list[tuple[Node, Node]] = []
+        for key_node, value_node in node.value:
+            if key_node.tag != TAG_MERGE:
+                continue
+            sources = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
+            for source in reversed(sources):
+                if not isinstance(source, MappingNode) or id(source) in active or len(active) > _MAX_MERGES:
+                    self.problem(
+                        source,
+                        "a `<<:` merge key must name a mapping that does not contain it",
+                        fix="merge an `*alias` of a mapping anchored elsewhere, like `<<: *defaults`",
+                    )
+                    continue
+                pairs.extend(self._merged_pairs(source, active))
+                pairs.extend((k, v) for k, v in source.value if k.tag != TAG_MERGE)
+        return pairs
 
     def value(self, node: Node) -> Any:
         """The plain Python value of a node: dict, list, str, int, float or bool (None for null).

@@ -1182,6 +1182,32 @@ SINGLE_PROBLEM_CASES = [
         ("a key must be a plain word", "not a list"),
         (),
     ),
+    (
+        "merge-key-not-a-mapping",
+        """
+        trail:
+          - step: x
+            recording:
+              web:
+                - web_type: {<<: text, ref: e1}
+        """,
+        "5:26",
+        ("`<<:` merge key must name a mapping",),
+        ("<<: *defaults",),
+    ),
+    (
+        "merge-key-into-itself",
+        """
+        trail:
+          - step: x
+            recording:
+              web:
+                - web_type: &self {<<: *self}
+        """,
+        "5:21",
+        ("`<<:` merge key must name a mapping that does not contain it",),
+        (),
+    ),
     # --- legacy v1 -------------------------------------------------------------------------------------
     (
         "v1-unknown-item",
@@ -1498,6 +1524,26 @@ SINGLE_PROBLEM_CASES = [
         "2:5",
         ("unknown key 'devices' in config",),
         (),
+    ),
+    (
+        "v1-config-source-unknown-key",
+        """
+        - config:
+            source: {type: HANDWRITTEN, why: because}
+        """,
+        "2:33",
+        ("unknown key 'why' in config.source",),
+        (),
+    ),
+    (
+        "v1-config-source-scalar",
+        """
+        - config:
+            source: HANDWRITTEN
+        """,
+        "2:13",
+        ("config.source must be a mapping", "not a string"),
+        ("source: {type: HANDWRITTEN",),
     ),
     (
         "v1-config-unknown-driver",

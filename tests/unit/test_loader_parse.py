@@ -350,7 +350,9 @@ def test_args_compact_form_is_required(args: dict[str, ArgDecl]) -> None:
 
 
 def test_args_full_form_with_description_and_default(args: dict[str, ArgDecl]) -> None:
-    assert args["name"] == ArgDecl("name", "string", span(5, 5), "Full name", required=False, default="Jane Doe")
+    assert args["name"] == ArgDecl(
+        "name", "string", span(5, 5), "Full name", required=False, default="Jane Doe"
+    )
 
 
 @pytest.mark.parametrize(
@@ -424,7 +426,11 @@ def test_v1_config() -> None:
     )
     assert dict(config.skip) == {ANY_DEVICE: "flaky on CI"}
     assert dict(config.memory) == {"user": "alice"}
-    assert dict(config.metadata) == {"owner": "qa", "source": "HANDWRITTEN", "sourceReason": "written by hand"}
+    assert dict(config.metadata) == {
+        "owner": "qa",
+        "source": "HANDWRITTEN",
+        "sourceReason": "written by hand",
+    }
 
 
 def test_v1_source_is_bridged_whatever_the_key_order() -> None:
@@ -462,7 +468,9 @@ def test_v1_steps_in_file_order_with_tools_items() -> None:
         ("step", "Sign in"),
     ]
     first, verify, noop, tools, last = trail.steps
-    navigate = ToolCall("web_navigate", {"url": "https://example.test/login"}, span(15, 13), {"url": span(15, 29)})
+    navigate = ToolCall(
+        "web_navigate", {"url": "https://example.test/login"}, span(15, 13), {"url": span(15, 29)}
+    )
     assert dict(first.recording) == {ANY_DEVICE: (navigate,)}
     assert (verify.recordable, verify.recording) == (False, None)
     assert (dict(noop.recording), noop.max_retries) == ({ANY_DEVICE: ()}, 3)
