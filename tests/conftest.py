@@ -5,7 +5,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import playwright.sync_api  # noqa: F401  (see below)
 import pytest
+
+# In-process pytester runs snapshot sys.modules and drop what an inner run imported. Playwright
+# imported by one inner run and re-imported by the next gives two copies of its classes, and
+# ``expect()`` then rejects a Locator of the other copy. Importing it here keeps a single copy.
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"

@@ -155,15 +155,25 @@ class ToolRegistry:
         shown = ctx.memory.mask(dict(args))
         return {k: (MASK if k in hidden else v) for k, v in shown.items()}
 
-    def _failed(self, name: str, shown: Mapping[str, Any], exc: BaseException, ctx: Any, start: float, depth: int) -> None:
+    def _failed(
+        self, name: str, shown: Mapping[str, Any], exc: BaseException, ctx: Any, start: float, depth: int
+    ) -> None:
         tool = self._tools.get(name)
         self._log(ctx, name, shown, False, ctx.memory.mask(str(exc)), start, depth, tool)
         for observer in self.observers:
             observer.tool_error(name, shown, exc, ctx)
 
     @staticmethod
-    def _log(ctx: Any, name: str, shown: Mapping[str, Any], ok: bool, message: str, start: float,
-             depth: int, tool: Tool | None) -> None:  # fmt: skip
+    def _log(
+        ctx: Any,
+        name: str,
+        shown: Mapping[str, Any],
+        ok: bool,
+        message: str,
+        start: float,
+        depth: int,
+        tool: Tool | None,
+    ) -> None:
         log = getattr(ctx, "tool_log", None)
         if log is None:
             return

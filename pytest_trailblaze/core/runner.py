@@ -148,8 +148,16 @@ def agent_message(trail: Trail, step: ResolvedStep) -> str:
 class StepFailureInfo(StepFailure):
     """A failed step with everything a reader needs: where, which tool, with what, and why."""
 
-    def __init__(self, message: str, *, step: ResolvedStep, call: ToolCall, index: int,
-                 arguments: dict[str, Any], cause: str) -> None:  # fmt: skip
+    def __init__(
+        self,
+        message: str,
+        *,
+        step: ResolvedStep,
+        call: ToolCall,
+        index: int,
+        arguments: dict[str, Any],
+        cause: str,
+    ) -> None:
         super().__init__(message)
         self.step = step
         self.call = call
@@ -159,8 +167,9 @@ class StepFailureInfo(StepFailure):
         self.screenshot: str | None = None
 
     @classmethod
-    def build(cls, trail: Trail, step: ResolvedStep, call: ToolCall, index: int, exc: ToolError,
-              ctx: ToolContext) -> StepFailureInfo:  # fmt: skip
+    def build(
+        cls, trail: Trail, step: ResolvedStep, call: ToolCall, index: int, exc: ToolError, ctx: ToolContext
+    ) -> StepFailureInfo:
         arguments = exc.arguments if exc.arguments is not None else ctx.memory.mask(dict(call.args))
         cause = ctx.memory.mask(str(exc))
         message = describe_failure(step, call, index, arguments, cause)
@@ -171,7 +180,9 @@ class StepFailureInfo(StepFailure):
         self.args = (f"{self.args[0]}\n  screenshot: {path}",)
 
 
-def describe_failure(step: ResolvedStep, call: ToolCall, index: int, arguments: dict[str, Any], cause: str) -> str:
+def describe_failure(
+    step: ResolvedStep, call: ToolCall, index: int, arguments: dict[str, Any], cause: str
+) -> str:
     count = len(step.calls or ())
     head = f"{step.step.span}: {step.label} failed: {step.step.text}"
     tool_line = f"  tool {index} of {count} (line {call.span.line}): {call.name} {render_args(arguments)}"

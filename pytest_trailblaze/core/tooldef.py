@@ -82,7 +82,7 @@ class Tool:
         raise NotImplementedError
 
 
-class CaseInsensitiveEnum(str, enum.Enum):
+class CaseInsensitiveEnum(enum.StrEnum):
     """Enum parameters accept any letter case, as upstream's serializer does (``left`` = ``LEFT``)."""
 
     @classmethod

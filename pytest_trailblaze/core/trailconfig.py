@@ -22,13 +22,35 @@ from .yamlsource import (
 )
 
 UNIFIED_CONFIG_KEYS = (
-    "id", "target", "title", "description", "priority", "devices", "skip",
-    "tags", "context", "memory", "metadata", "args",
-)  # fmt: skip
+    "id",
+    "target",
+    "title",
+    "description",
+    "priority",
+    "devices",
+    "skip",
+    "tags",
+    "context",
+    "memory",
+    "metadata",
+    "args",
+)
 V1_CONFIG_KEYS = (
-    "id", "target", "title", "description", "priority", "driver", "skip",
-    "tags", "context", "memory", "metadata", "args", "platform", "source",
-)  # fmt: skip
+    "id",
+    "target",
+    "title",
+    "description",
+    "priority",
+    "driver",
+    "skip",
+    "tags",
+    "context",
+    "memory",
+    "metadata",
+    "args",
+    "platform",
+    "source",
+)
 _TEXT_KEYS = ("id", "target", "title", "description", "priority", "context", "driver", "platform")
 ARG_TYPES = ("string", "integer", "number", "boolean", "array", "object")
 _ARG_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")

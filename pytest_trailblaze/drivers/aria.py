@@ -13,21 +13,26 @@ import re
 from dataclasses import dataclass
 
 INTERACTIVE_ROLES = frozenset(
-    "button link textbox combobox searchbox checkbox radio switch tab menuitem option slider spinbutton".split()
+    """
+    button link textbox combobox searchbox checkbox radio switch tab menuitem option slider
+    spinbutton
+    """.split()
 )
 CONTENT_ROLES = frozenset(
     "heading img alert dialog status progressbar meter tooltip cell columnheader rowheader".split()
 )
 NON_ELEMENT_ROLES = frozenset({"generic", "none", "presentation"})
 KNOWN_ROLES = frozenset(
-    """alert alertdialog application article banner blockquote button caption cell checkbox code
+    """
+    alert alertdialog application article banner blockquote button caption cell checkbox code
     columnheader combobox complementary contentinfo definition deletion dialog directory document
     emphasis feed figure form generic grid gridcell group heading img insertion link list listbox
     listitem log main mark marquee math menu menubar menuitem menuitemcheckbox menuitemradio meter
     navigation none note option paragraph presentation progressbar radio radiogroup region row
     rowgroup rowheader scrollbar search searchbox separator slider spinbutton status strong
     subscript superscript switch tab table tablist tabpanel term textbox time timer toolbar tooltip
-    tree treegrid treeitem""".split()
+    tree treegrid treeitem
+    """.split()
 )
 
 _LINE = re.compile(

@@ -15,7 +15,6 @@ raw Playwright speed without changing what a trail means:
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from collections.abc import Callable, Mapping
@@ -42,7 +41,18 @@ ATTACH_TIMEOUT_MS = 10_000
 NAVIGATION_SETTLE_MS = 10_000
 DRAIN_SETTLE_MS = 5_000
 TRACKED_RESOURCES = frozenset({"document", "stylesheet", "script", "xhr", "fetch"})
-FALLBACK_ROLES = ("textbox", "searchbox", "combobox", "button", "link", "checkbox", "radio", "tab", "menuitem", "option")
+FALLBACK_ROLES = (
+    "textbox",
+    "searchbox",
+    "combobox",
+    "button",
+    "link",
+    "checkbox",
+    "radio",
+    "tab",
+    "menuitem",
+    "option",
+)
 NO_ANIMATIONS = """(() => {
   const css = '*,*::before,*::after{animation-duration:0s!important;animation-delay:0s!important;' +
               'transition-duration:0s!important;transition-delay:0s!important;caret-color:transparent!important}';
@@ -135,7 +145,9 @@ class BrowserHost:
             f"--trailblaze-browser-path /path/to/browser"
         )
 
-    def new_driver(self, base_dir: Path | None = None, context_args: Mapping[str, Any] | None = None) -> WebDriver:
+    def new_driver(
+        self, base_dir: Path | None = None, context_args: Mapping[str, Any] | None = None
+    ) -> WebDriver:
         width, height = self.options.viewport
         args = {"viewport": {"width": width, "height": height}, **dict(context_args or {})}
         context = self.browser.new_context(**args)
@@ -193,7 +205,10 @@ class WebDriver:
 
     # -- the driver protocol ----------------------------------------------------------------
     def device_info(self) -> DeviceInfo:
-        size = self.page.viewport_size or {"width": self.options.viewport[0], "height": self.options.viewport[1]}
+        size = self.page.viewport_size or {
+            "width": self.options.viewport[0],
+            "height": self.options.viewport[1],
+        }
         return DeviceInfo("web", self.driver_key, int(size["width"]), int(size["height"]))
 
     def screenshot(self, path: Path) -> Path:
@@ -342,7 +357,7 @@ def resolve_url(url: str, trail_dir: Path | None, cwd: Path | None = None) -> st
     if "://" in text or text.split(":", 1)[0] in ("about", "data", "javascript", "blob"):
         return text
     path_part, sep, rest = _split_suffix(text)
-    for base in (trail_dir, cwd or Path(os.getcwd())):
+    for base in (trail_dir, cwd or Path.cwd()):
         if base is None:
             continue
         candidate = (base / path_part).resolve()

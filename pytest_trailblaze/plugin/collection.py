@@ -70,10 +70,10 @@ class TrailFile(pytest.File):
             items.append(item)
         return items
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
         if isinstance(excinfo.value, TrailblazeError):
             return str(excinfo.value)
-        return super().repr_failure(excinfo, style)
+        return super().repr_failure(excinfo)
 
 
 class TrailItem(pytest.Function):
@@ -89,10 +89,10 @@ class TrailItem(pytest.Function):
         line = self.trail.span.line - 1 if self.trail.span else 0
         return self.path, line, self.name
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
         if isinstance(excinfo.value, TrailblazeError) and not self.config.stash[SETTINGS_KEY].full_trace:
             return str(excinfo.value)
-        return super().repr_failure(excinfo, style)
+        return super().repr_failure(excinfo)
 
 
 def display_path(path: Path, config: pytest.Config) -> str:
@@ -138,7 +138,11 @@ def mark_item(item: TrailItem, trail: Trail, platform: str, settings: Settings) 
     pin = driver_pin(trail, platform, settings)
     item.add_marker(
         pytest.mark.trailblaze(
-            target=trail.config.target, trail_id=item.trail_id, driver=pin, platform=platform, tags=trail.config.tags
+            target=trail.config.target,
+            trail_id=item.trail_id,
+            driver=pin,
+            platform=platform,
+            tags=trail.config.tags,
         )
     )
     if pin:

@@ -70,7 +70,9 @@ def trailblaze_tool_catalog(pytestconfig: pytest.Config) -> ToolCatalog:
 
 
 @pytest.fixture(scope="session")
-def trailblaze_sessions(pytestconfig: pytest.Config, trailblaze_tool_catalog: ToolCatalog) -> SessionRegistries:
+def trailblaze_sessions(
+    pytestconfig: pytest.Config, trailblaze_tool_catalog: ToolCatalog
+) -> SessionRegistries:
     """The worker's tool registries, one per session scope (target, platform, driver, agent mode)."""
     return SessionRegistries(trailblaze_tool_catalog, pytestconfig.hook)
 
@@ -98,8 +100,12 @@ def trailblaze_device_info(trailblaze_driver: Any) -> DeviceInfo:
 
 
 @pytest.fixture
-def trailblaze_registry(request: pytest.FixtureRequest, trailblaze_device_info: DeviceInfo,
-                        trailblaze_sessions: SessionRegistries, trailblaze_settings: Settings) -> ToolRegistry:  # fmt: skip
+def trailblaze_registry(
+    request: pytest.FixtureRequest,
+    trailblaze_device_info: DeviceInfo,
+    trailblaze_sessions: SessionRegistries,
+    trailblaze_settings: Settings,
+) -> ToolRegistry:
     """The tool registry of this trail's session scope."""
     item = _trail_item(request, "trailblaze_registry")
     return trailblaze_sessions.get(
@@ -111,21 +117,35 @@ def trailblaze_registry(request: pytest.FixtureRequest, trailblaze_device_info: 
 
 
 @pytest.fixture
-def trailblaze_memory(request: pytest.FixtureRequest, trailblaze_settings: Settings,
-                      trailblaze_memory_defaults: Mapping[str, Any]) -> Memory:  # fmt: skip
+def trailblaze_memory(
+    request: pytest.FixtureRequest,
+    trailblaze_settings: Settings,
+    trailblaze_memory_defaults: Mapping[str, Any],
+) -> Memory:
     """This trail's memory, seeded from defaults, config.memory, the CLI, secrets and args."""
     item = _trail_item(request, "trailblaze_memory")
     return seed_memory(item.trail, trailblaze_settings, trailblaze_memory_defaults)
 
 
 @pytest.fixture
-def trailblaze_run(request: pytest.FixtureRequest, trailblaze_driver: Any, trailblaze_device_info: DeviceInfo,
-                   trailblaze_registry: ToolRegistry, trailblaze_memory: Memory,
-                   trailblaze_settings: Settings) -> TrailRun:  # fmt: skip
+def trailblaze_run(
+    request: pytest.FixtureRequest,
+    trailblaze_driver: Any,
+    trailblaze_device_info: DeviceInfo,
+    trailblaze_registry: ToolRegistry,
+    trailblaze_memory: Memory,
+    trailblaze_settings: Settings,
+) -> TrailRun:
     """The trail run of this item, with its trailhead done (a trailhead failure is an ERROR)."""
     item = _trail_item(request, "trailblaze_run")
-    run = TrailRun(item, trailblaze_driver, trailblaze_device_info, trailblaze_registry, trailblaze_memory,
-                   trailblaze_settings)  # fmt: skip
+    run = TrailRun(
+        item,
+        trailblaze_driver,
+        trailblaze_device_info,
+        trailblaze_registry,
+        trailblaze_memory,
+        trailblaze_settings,
+    )
     item.trailblaze_run = run
     run.start()
     return run

@@ -50,9 +50,13 @@ def pytest_trailblaze_before_tool(name: str, args: Mapping[str, Any], context: T
     """Called before each tool call with its interpolated (secret-masked) arguments."""
 
 
-def pytest_trailblaze_after_tool(name: str, args: Mapping[str, Any], result: ToolResult, context: ToolContext) -> None:
+def pytest_trailblaze_after_tool(
+    name: str, args: Mapping[str, Any], result: ToolResult, context: ToolContext
+) -> None:
     """Called after each tool call that succeeded."""
 
 
-def pytest_trailblaze_tool_error(name: str, args: Mapping[str, Any], error: BaseException, context: ToolContext) -> None:
+def pytest_trailblaze_tool_error(
+    name: str, args: Mapping[str, Any], error: BaseException, context: ToolContext
+) -> None:
     """Called when a tool call raised (a failed assertion, bad arguments, a broken driver)."""

@@ -44,49 +44,136 @@ class Settings:
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("trailblaze", "Trailblaze trails")
 
-    def option(name: str, ini: str | None = None, *, ini_type: str | None = None, ini_default: Any = None,
-               help: str, **cli: Any) -> None:  # fmt: skip
+    def option(
+        name: str,
+        ini: str | None = None,
+        *,
+        ini_type: str | None = None,
+        ini_default: Any = None,
+        help: str,
+        **cli: Any,
+    ) -> None:
         group.addoption(f"--trailblaze-{name}", dest=f"trailblaze_{name.replace('-', '_')}", help=help, **cli)
         if ini:
             parser.addini(ini, help=help, type=ini_type, default=ini_default)
 
     parser.addini(
-        "trailblaze_patterns", "file name patterns collected as trails", type="linelist", default=list(DEFAULT_PATTERNS)
+        "trailblaze_patterns",
+        "file name patterns collected as trails",
+        type="linelist",
+        default=list(DEFAULT_PATTERNS),
     )
-    option("output", "trailblaze_output", ini_default="trailblaze-output", metavar="DIR",
-           help="folder for per-test artifacts: failure screenshots, snapshots, logs (default trailblaze-output)")
-    option("browser", "trailblaze_browser", ini_default="chromium", choices=BROWSERS,
-           help="browser engine for web trails (default chromium)")
-    option("headed", "trailblaze_headed", ini_type="bool", ini_default=False, action="store_true", default=None,
-           help="show the browser window")
-    option("browser-path", "trailblaze_browser_path", metavar="PATH",
-           help="browser executable; default: Playwright's own, else the system Chromium (/usr/bin/chromium)")
-    option("browser-arg", "trailblaze_browser_args", ini_type="linelist", ini_default=[], action="append",
-           metavar="ARG", help="extra browser launch argument (repeatable)")
-    option("connect", "trailblaze_connect", metavar="WS_ENDPOINT",
-           help="connect to a running Playwright browser server instead of launching one")
-    option("viewport", "trailblaze_viewport", ini_default="1280x800", metavar="WxH",
-           help="web viewport (default 1280x800)")
-    option("web-timeout", "trailblaze_web_timeout_ms", metavar="MS",
-           help="action timeout of web tools in ms (default 30000, 45000 when CI is set)")
-    option("settle-ms", "trailblaze_settle_ms", ini_default="500", metavar="MS",
-           help="quiet window after an action that started network requests (default 500)")
-    option("memory", action="append", default=[], metavar="KEY=VALUE", help="seed a memory value (repeatable)")
-    option("secret", action="append", default=[], metavar="KEY=VALUE",
-           help="seed a secret memory value, masked in every message and report (repeatable)")
+    option(
+        "output",
+        "trailblaze_output",
+        ini_default="trailblaze-output",
+        metavar="DIR",
+        help="folder for per-test artifacts: failure screenshots, snapshots (default trailblaze-output)",
+    )
+    option(
+        "browser",
+        "trailblaze_browser",
+        ini_default="chromium",
+        choices=BROWSERS,
+        help="browser engine for web trails (default chromium)",
+    )
+    option(
+        "headed",
+        "trailblaze_headed",
+        ini_type="bool",
+        ini_default=False,
+        action="store_true",
+        default=None,
+        help="show the browser window",
+    )
+    option(
+        "browser-path",
+        "trailblaze_browser_path",
+        metavar="PATH",
+        help="browser executable; default: Playwright's own, else the system Chromium (/usr/bin/chromium)",
+    )
+    option(
+        "browser-arg",
+        "trailblaze_browser_args",
+        ini_type="linelist",
+        ini_default=[],
+        action="append",
+        metavar="ARG",
+        help="extra browser launch argument (repeatable)",
+    )
+    option(
+        "connect",
+        "trailblaze_connect",
+        metavar="WS_ENDPOINT",
+        help="connect to a running Playwright browser server instead of launching one",
+    )
+    option(
+        "viewport",
+        "trailblaze_viewport",
+        ini_default="1280x800",
+        metavar="WxH",
+        help="web viewport (default 1280x800)",
+    )
+    option(
+        "web-timeout",
+        "trailblaze_web_timeout_ms",
+        metavar="MS",
+        help="action timeout of web tools in ms (default 30000, 45000 when CI is set)",
+    )
+    option(
+        "settle-ms",
+        "trailblaze_settle_ms",
+        ini_default="500",
+        metavar="MS",
+        help="quiet window after an action that started network requests (default 500)",
+    )
+    option(
+        "memory", action="append", default=[], metavar="KEY=VALUE", help="seed a memory value (repeatable)"
+    )
+    option(
+        "secret",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="seed a secret memory value, masked in every message and report (repeatable)",
+    )
     option("arg", action="append", default=[], metavar="NAME=VALUE", help="bind a trail arg (repeatable)")
     option("args-file", metavar="FILE", help="YAML or JSON map of trail args (--trailblaze-arg overrides it)")
-    option("agent-steps", "trailblaze_agent_steps", ini_default="fail", choices=("fail", "skip"),
-           help="steps with no recording for the device and no agent: fail (default) or skip the trail")
-    option("platform", "trailblaze_platform", ini_default="web", choices=("web", "android", "ios"),
-           help="platform for trails that name no device classifier (default web)")
-    option("agent-mode", "trailblaze_agent_mode", ini_default="host", choices=("host", "on-device"),
-           help="agent mode of the session; on-device disables tools that need the host")
+    option(
+        "agent-steps",
+        "trailblaze_agent_steps",
+        ini_default="fail",
+        choices=("fail", "skip"),
+        help="steps with no recording for the device and no agent: fail (default) or skip the trail",
+    )
+    option(
+        "platform",
+        "trailblaze_platform",
+        ini_default="web",
+        choices=("web", "android", "ios"),
+        help="platform for trails that name no device classifier (default web)",
+    )
+    option(
+        "agent-mode",
+        "trailblaze_agent_mode",
+        ini_default="host",
+        choices=("host", "on-device"),
+        help="agent mode of the session; on-device disables tools that need the host",
+    )
     option("driver", metavar="DRIVER", help="driver enum name overriding trail pins, e.g. PLAYWRIGHT_NATIVE")
-    option("screenshots", "trailblaze_screenshots", ini_default="on-failure", choices=("on-failure", "off"),
-           help="take a screenshot when a trail fails (default on-failure)")
-    option("full-trace", action="store_true", default=False,
-           help="show Python tracebacks for trail failures instead of the trail report")
+    option(
+        "screenshots",
+        "trailblaze_screenshots",
+        ini_default="on-failure",
+        choices=("on-failure", "off"),
+        help="take a screenshot when a trail fails (default on-failure)",
+    )
+    option(
+        "full-trace",
+        action="store_true",
+        default=False,
+        help="show Python tracebacks for trail failures instead of the trail report",
+    )
 
 
 def resolve_settings(config: pytest.Config) -> Settings:
@@ -95,18 +182,25 @@ def resolve_settings(config: pytest.Config) -> Settings:
     output = _pick(opt.trailblaze_output, config.getini("trailblaze_output"))
     args = {**_args_file(opt.trailblaze_args_file), **_pairs(opt.trailblaze_arg, "--trailblaze-arg")}
     ci = os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
-    timeout = _int(_pick(opt.trailblaze_web_timeout, config.getini("trailblaze_web_timeout_ms")), "--trailblaze-web-timeout",
-                   default=45_000 if ci else 30_000)  # fmt: skip
+    timeout = _int(
+        _pick(opt.trailblaze_web_timeout, config.getini("trailblaze_web_timeout_ms")),
+        "--trailblaze-web-timeout",
+        default=45_000 if ci else 30_000,
+    )
     browser = BrowserOptions(
         browser=_pick(opt.trailblaze_browser, config.getini("trailblaze_browser")),
-        headed=bool(opt.trailblaze_headed if opt.trailblaze_headed is not None else config.getini("trailblaze_headed")),
+        headed=bool(
+            opt.trailblaze_headed if opt.trailblaze_headed is not None else config.getini("trailblaze_headed")
+        ),
         executable_path=_pick(opt.trailblaze_browser_path, config.getini("trailblaze_browser_path")) or None,
         launch_args=tuple(opt.trailblaze_browser_arg or config.getini("trailblaze_browser_args")),
         connect=_pick(opt.trailblaze_connect, config.getini("trailblaze_connect")) or None,
         viewport=_viewport(_pick(opt.trailblaze_viewport, config.getini("trailblaze_viewport"))),
         action_timeout_ms=timeout,
         navigation_timeout_ms=timeout * 2 if ci else timeout,
-        settle_quiet_ms=_int(_pick(opt.trailblaze_settle_ms, config.getini("trailblaze_settle_ms")), "--trailblaze-settle-ms"),
+        settle_quiet_ms=_int(
+            _pick(opt.trailblaze_settle_ms, config.getini("trailblaze_settle_ms")), "--trailblaze-settle-ms"
+        ),
     )
     return Settings(
         patterns=tuple(config.getini("trailblaze_patterns")),

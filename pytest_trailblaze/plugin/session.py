@@ -25,7 +25,6 @@ from ..core.runner import ResolvedStep, StepFailureInfo, TrailRunner, plan_trail
 from ..core.tooldef import Tool, ToolResult
 from .options import Settings
 
-
 CATALOG_KEY = pytest.StashKey["ToolCatalog"]()
 
 
@@ -106,8 +105,15 @@ def seed_memory(trail: Any, settings: Settings, defaults: Mapping[str, Any]) -> 
 class TrailRun:
     """Runs one trail item: the trailhead in setup, the steps in the call phase."""
 
-    def __init__(self, item: Any, driver: Any, device: DeviceInfo, registry: ToolRegistry, memory: Memory,
-                 settings: Settings) -> None:  # fmt: skip
+    def __init__(
+        self,
+        item: Any,
+        driver: Any,
+        device: DeviceInfo,
+        registry: ToolRegistry,
+        memory: Memory,
+        settings: Settings,
+    ) -> None:
         self.item = item
         self.driver = driver
         self.device = device
@@ -176,7 +182,9 @@ class TrailRun:
         try:
             path = self.driver.screenshot(self.artifacts / "failure.png")
         except Exception as shot_error:  # the failure itself matters more than its picture
-            note = f"\n  screenshot: not taken ({type(shot_error).__name__}: {str(shot_error).splitlines()[0]})"
+            note = (
+                f"\n  screenshot: not taken ({type(shot_error).__name__}: {str(shot_error).splitlines()[0]})"
+            )
             exc.args = (f"{exc.args[0]}{note}",)
             return
         self.screenshot = _display(path)

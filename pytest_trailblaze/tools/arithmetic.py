@@ -21,11 +21,28 @@ _BINARY: dict[type, Callable[[float, float], float]] = {
 }
 _UNARY: dict[type, Callable[[float], float]] = {ast.UAdd: operator.pos, ast.USub: operator.neg}
 FUNCTIONS: dict[str, Callable[[float], float]] = {
-    "abs": abs, "acos": math.acos, "asin": math.asin, "atan": math.atan, "cbrt": lambda x: math.copysign(abs(x) ** (1 / 3), x),
-    "ceil": math.ceil, "cos": math.cos, "cosh": math.cosh, "exp": math.exp, "expm1": math.expm1, "floor": math.floor,
-    "log": math.log, "log10": math.log10, "log2": math.log2, "log1p": math.log1p, "sin": math.sin, "sinh": math.sinh,
-    "sqrt": math.sqrt, "tan": math.tan, "tanh": math.tanh, "signum": lambda x: float((x > 0) - (x < 0)),
-}  # fmt: skip
+    "abs": abs,
+    "acos": math.acos,
+    "asin": math.asin,
+    "atan": math.atan,
+    "cbrt": lambda x: math.copysign(abs(x) ** (1 / 3), x),
+    "ceil": math.ceil,
+    "cos": math.cos,
+    "cosh": math.cosh,
+    "exp": math.exp,
+    "expm1": math.expm1,
+    "floor": math.floor,
+    "log": math.log,
+    "log10": math.log10,
+    "log2": math.log2,
+    "log1p": math.log1p,
+    "sin": math.sin,
+    "sinh": math.sinh,
+    "sqrt": math.sqrt,
+    "tan": math.tan,
+    "tanh": math.tanh,
+    "signum": lambda x: float((x > 0) - (x < 0)),
+}
 CONSTANTS = {"pi": math.pi, "π": math.pi, "e": math.e}
 
 
@@ -47,7 +64,11 @@ def evaluate(expression: str) -> float:
 
 
 def _eval(node: ast.AST) -> float:
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, (int, float))
+        and not isinstance(node.value, bool)
+    ):
         return node.value
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         return _BINARY[type(node.op)](_eval(node.left), _eval(node.right))

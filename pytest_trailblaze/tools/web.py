@@ -49,7 +49,9 @@ class ValueCheck(CaseInsensitiveEnum):
 def web(ctx: ToolContext) -> WebDriver:
     driver = ctx.driver
     if not isinstance(driver, WebDriver):
-        raise FatalToolError(f"web tools need the Playwright driver, this session has {type(driver).__name__}")
+        raise FatalToolError(
+            f"web tools need the Playwright driver, this session has {type(driver).__name__}"
+        )
     return driver
 
 
@@ -65,7 +67,7 @@ def web_tool(**kwargs: Any) -> Any:
 # -- navigation ------------------------------------------------------------------------------
 @web_tool()
 def web_navigate(ctx: ToolContext, action: NavigateAction = NavigateAction.GOTO, url: str = "") -> str:
-    """Open a URL (relative paths resolve against the trail's folder, then the working directory), or go back / forward."""
+    """Open a URL, or go back / forward; relative paths resolve against the trail folder, then the cwd."""
     driver = web(ctx)
     page = driver.page
     if action is NavigateAction.GOTO:
@@ -111,8 +113,13 @@ def web_click(ctx: ToolContext, ref: str | None = None, nodeSelector: NodeSelect
 
 
 @web_tool()
-def web_type(ctx: ToolContext, text: str, ref: str | None = None, clearFirst: bool = True,
-             nodeSelector: NodeSelector | None = None) -> str:  # fmt: skip
+def web_type(
+    ctx: ToolContext,
+    text: str,
+    ref: str | None = None,
+    clearFirst: bool = True,
+    nodeSelector: NodeSelector | None = None,
+) -> str:
     """Type text into a field (replacing its content unless clearFirst is false)."""
     driver = web(ctx)
     locator, described = driver.locate(ref, _selector(nodeSelector))
@@ -133,8 +140,9 @@ def web_hover(ctx: ToolContext, ref: str | None = None, nodeSelector: NodeSelect
 
 
 @web_tool()
-def web_selectOption(ctx: ToolContext, values: list[str], ref: str | None = None,
-                     nodeSelector: NodeSelector | None = None) -> str:  # fmt: skip
+def web_selectOption(
+    ctx: ToolContext, values: list[str], ref: str | None = None, nodeSelector: NodeSelector | None = None
+) -> str:
     """Select options of a <select> by value or label."""
     if not values:
         raise ToolFailure("web_selectOption needs at least one value in `values`")
@@ -162,11 +170,18 @@ def web_pressKey(ctx: ToolContext, key: str) -> str:
 
 
 @web_tool()
-def web_scroll(ctx: ToolContext, direction: ScrollDirection = ScrollDirection.DOWN, amount: int = 500,
-               ref: str | None = None, nodeSelector: NodeSelector | None = None) -> str:  # fmt: skip
+def web_scroll(
+    ctx: ToolContext,
+    direction: ScrollDirection = ScrollDirection.DOWN,
+    amount: int = 500,
+    ref: str | None = None,
+    nodeSelector: NodeSelector | None = None,
+) -> str:
     """Scroll the page, or the element under a target, with the mouse wheel."""
     driver = web(ctx)
-    dx, dy = {"UP": (0, -amount), "DOWN": (0, amount), "LEFT": (-amount, 0), "RIGHT": (amount, 0)}[direction.value]
+    dx, dy = {"UP": (0, -amount), "DOWN": (0, amount), "LEFT": (-amount, 0), "RIGHT": (amount, 0)}[
+        direction.value
+    ]
     target = "the page"
     if ref or nodeSelector:
         locator, target = driver.locate(ref, _selector(nodeSelector))
@@ -240,13 +255,16 @@ def web_verifyTextVisible(ctx: ToolContext, text: str) -> str:
     try:
         expect(page.get_by_text(text).first).to_be_visible(timeout=EXPECT_TIMEOUT_MS)
     except AssertionError:
-        raise ToolFailure(f"text {text!r} is not visible on the page (waited {EXPECT_TIMEOUT_MS // 1000} s)") from None
+        raise ToolFailure(
+            f"text {text!r} is not visible on the page (waited {EXPECT_TIMEOUT_MS // 1000} s)"
+        ) from None
     return f"Text {text!r} is visible"
 
 
 @verify_tool()
-def web_verifyElementVisible(ctx: ToolContext, ref: str | None = None,
-                             nodeSelector: NodeSelector | None = None) -> str:  # fmt: skip
+def web_verifyElementVisible(
+    ctx: ToolContext, ref: str | None = None, nodeSelector: NodeSelector | None = None
+) -> str:
     """Assert that an element is visible."""
     driver = web(ctx)
     locator, described = driver.locate(ref, _selector(nodeSelector))
@@ -255,8 +273,14 @@ def web_verifyElementVisible(ctx: ToolContext, ref: str | None = None,
 
 
 @verify_tool()
-def web_verifyValue(ctx: ToolContext, expected: str, type: ValueCheck = ValueCheck.TEXT, attribute: str = "",
-                    ref: str | None = None, nodeSelector: NodeSelector | None = None) -> str:  # fmt: skip
+def web_verifyValue(
+    ctx: ToolContext,
+    expected: str,
+    type: ValueCheck = ValueCheck.TEXT,
+    attribute: str = "",
+    ref: str | None = None,
+    nodeSelector: NodeSelector | None = None,
+) -> str:
     """Assert an element's text (contains), input value, or attribute."""
     driver = web(ctx)
     locator, described = driver.locate(ref, _selector(nodeSelector))
@@ -264,7 +288,9 @@ def web_verifyValue(ctx: ToolContext, expected: str, type: ValueCheck = ValueChe
     if type is ValueCheck.ATTRIBUTE:
         if not attribute:
             raise ToolFailure("web_verifyValue with type ATTRIBUTE needs `attribute`")
-        _expect_element(first, described, lambda e: e.to_have_attribute(attribute, expected, timeout=EXPECT_TIMEOUT_MS))
+        _expect_element(
+            first, described, lambda e: e.to_have_attribute(attribute, expected, timeout=EXPECT_TIMEOUT_MS)
+        )
     elif type is ValueCheck.VALUE:
         _expect_element(first, described, lambda e: e.to_have_value(expected, timeout=EXPECT_TIMEOUT_MS))
     else:
@@ -273,8 +299,9 @@ def web_verifyValue(ctx: ToolContext, expected: str, type: ValueCheck = ValueChe
 
 
 @verify_tool()
-def web_verifyListVisible(ctx: ToolContext, items: list[str], ref: str | None = None,
-                          nodeSelector: NodeSelector | None = None) -> str:  # fmt: skip
+def web_verifyListVisible(
+    ctx: ToolContext, items: list[str], ref: str | None = None, nodeSelector: NodeSelector | None = None
+) -> str:
     """Assert that a container is visible and shows every listed item."""
     if not items:
         raise ToolFailure("web_verifyListVisible needs at least one item")

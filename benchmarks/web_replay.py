@@ -1,0 +1,160 @@
+"""Replay speed: a 20-action trail through the plugin against the same Playwright calls made directly.
+
+Both variants run in one process on one browser against the sample app served on 127.0.0.1,
+each starting from a fresh browser context (the plugin opens one per trail). The plugin variant
+goes through everything a replay uses: the trail loader, the plan, the runner, the registry
+(interpolation, validation, observers, tool log) and the web driver (element resolution, settle).
+Rounds alternate between the variants; medians are compared.
+
+    .venv/bin/python benchmarks/web_replay.py [--rounds 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import statistics
+import tempfile
+import threading
+import time
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from playwright.sync_api import expect
+
+from pytest_trailblaze.core.context import ToolContext
+from pytest_trailblaze.core.loader import load_trail
+from pytest_trailblaze.core.memory import Memory
+from pytest_trailblaze.core.registry import ToolRegistry
+from pytest_trailblaze.core.runner import TrailRunner, plan_trail
+from pytest_trailblaze.drivers.playwright import BrowserHost, BrowserOptions
+from pytest_trailblaze.tools import builtin_tools
+
+APP = Path(__file__).resolve().parent.parent / "examples" / "sample-app"
+TRAIL = """config:
+  id: bench/twenty-actions
+trail:
+  - step: Open the app
+    recording:
+      web:
+        - web_navigate: { url: "{{baseUrl}}/index.html" }
+  - step: Fill in the contact form
+    recording:
+      web:
+        - web_click: { ref: "css=#nav-form" }
+        - web_type: { ref: "css=#name-input", text: Ada Lovelace }
+        - web_type: { ref: "css=#email-input", text: ada@example.test }
+        - web_selectOption: { ref: "css=#category-select", values: [feedback] }
+        - web_type: { ref: "css=#message-input", text: Hello }
+        - web_click: { nodeSelector: { web: { ariaRole: button, ariaNameRegex: Submit } } }
+  - verify: The form was submitted
+    recording:
+      web:
+        - web_verifyTextVisible: { text: Form submitted! }
+  - step: Count to three and back
+    recording:
+      web:
+        - web_click: { ref: "css=#nav-counter" }
+        - web_click: { ref: "css=#increment-btn" }
+        - web_click: { ref: "css=#increment-btn" }
+        - web_click: { ref: "css=#increment-btn" }
+        - web_verifyValue: { ref: "css=#counter-value", expected: "3" }
+        - web_click: { nodeSelector: { web: { cssSelector: "#decrement-btn" } }, ref: "css=#decrement-btn" }
+        - web_verifyTextVisible: { text: "Current value: 2" }
+        - web_click: { ref: "css=#reset-btn" }
+        - web_verifyTextVisible: { text: "Current value: 0" }
+  - step: Read the version
+    recording:
+      web:
+        - web_click: { ref: "css=#nav-about" }
+        - web_verifyValue: { ref: "css=#version", expected: "1.0.0" }
+        - web_verifyTextVisible: { text: AI-powered }
+"""
+
+
+def direct(browser, base_url: str, viewport: dict) -> None:
+    """The same 20 actions written against Playwright by hand."""
+    context = browser.new_context(viewport=viewport)
+    page = context.new_page()
+    page.goto(f"{base_url}/index.html")
+    page.locator("#nav-form").click()
+    page.locator("#name-input").fill("Ada Lovelace")
+    page.locator("#email-input").fill("ada@example.test")
+    page.locator("#category-select").select_option(["feedback"])
+    page.locator("#message-input").fill("Hello")
+    page.get_by_role("button", name="Submit", exact=True).click()
+    expect(page.get_by_text("Form submitted!").first).to_be_visible()
+    page.locator("#nav-counter").click()
+    for _ in range(3):
+        page.locator("#increment-btn").click()
+    expect(page.locator("#counter-value")).to_contain_text("3")
+    page.locator("#decrement-btn").click()
+    expect(page.get_by_text("Current value: 2").first).to_be_visible()
+    page.locator("#reset-btn").click()
+    expect(page.get_by_text("Current value: 0").first).to_be_visible()
+    page.locator("#nav-about").click()
+    expect(page.locator("#version")).to_contain_text("1.0.0")
+    expect(page.get_by_text("AI-powered").first).to_be_visible()
+    context.close()
+
+
+def through_plugin(host: BrowserHost, trail_path: Path, registry: ToolRegistry, base_url: str) -> None:
+    """Load, plan and replay the trail as a trail item does."""
+    trail = load_trail(trail_path)
+    driver = host.new_driver()
+    memory = Memory()
+    memory.set("baseUrl", base_url)
+    device = driver.device_info()
+    ctx = ToolContext(registry, memory, device, driver, str(trail_path))
+    TrailRunner(plan_trail(trail, device.chain()), ctx).run_steps()
+    driver.close()
+
+
+def serve() -> tuple[ThreadingHTTPServer, str]:
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(APP)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_port}"
+
+
+def timed(action) -> float:
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=15)
+    options = parser.parse_args()
+    server, base_url = serve()
+    host = BrowserHost(BrowserOptions())
+    registry = ToolRegistry(platform="web", driver_key="playwright-native")
+    registry.register_all(builtin_tools())
+    viewport = {"width": 1280, "height": 800}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            trail_path = Path(tmp) / "bench.trail.yaml"
+            trail_path.write_text(TRAIL)
+            run_direct = functools.partial(direct, host.browser, base_url, viewport)
+            run_plugin = functools.partial(through_plugin, host, trail_path, registry, base_url)
+            run_direct(), run_plugin()  # warm-up
+            plugin_times, direct_times = [], []
+            for _ in range(options.rounds):
+                direct_times.append(timed(run_direct))
+                plugin_times.append(timed(run_plugin))
+    finally:
+        host.close()
+        server.shutdown()
+        server.server_close()
+    d, p = statistics.median(direct_times), statistics.median(plugin_times)
+    print(f"direct Playwright: median {d * 1000:7.1f} ms per 20-action run ({options.rounds} rounds)")
+    print(f"through plugin:    median {p * 1000:7.1f} ms per 20-action run ({options.rounds} rounds)")
+    print(f"ratio plugin / direct: {p / d:.2f}  (goal <= 1.10)")
+
+
+if __name__ == "__main__":
+    main()
