@@ -34,7 +34,9 @@ def _parser() -> argparse.ArgumentParser:
     box = sub.add_parser("toolbox", help="list the tools an agent sees for a target and platform")
     box.add_argument("--platform", choices=PLATFORMS, default="web")
     box.add_argument("--driver", help="driver key, e.g. playwright-native")
-    box.add_argument("--all", action="store_true", help="include tools hidden from the agent (surface_to_llm false)")
+    box.add_argument(
+        "--all", action="store_true", help="include tools hidden from the agent (surface_to_llm false)"
+    )
     return parser
 
 
@@ -56,7 +58,10 @@ def run_check(paths: Sequence[Path]) -> int:
 def run_toolbox(platform: str, driver: str | None, show_all: bool) -> int:
     known = {d.yaml_key for d in DRIVER_TYPES}
     if driver and driver not in known:
-        print(f"trailblaze toolbox: unknown driver {driver!r}; known: {', '.join(sorted(known))}", file=sys.stderr)
+        print(
+            f"trailblaze toolbox: unknown driver {driver!r}; known: {', '.join(sorted(known))}",
+            file=sys.stderr,
+        )
         return 2
     registry = session_registry(platform, driver)
     shown = 0

@@ -192,6 +192,21 @@ class _Grammar:
             self.src.problem(node, f"`{key}:` is empty", fix="describe the step in plain words")
         return text or ""
 
+    def build_step(self, mapping: Node, parts: dict[str, Node]) -> Step | None:
+        """A step from its validated parts; the format's own ``_recording`` reads the recording."""
+        kind = self.step_kind(mapping, parts)
+        if kind is None:
+            return None
+        recording = self._recording(parts["recording"]) if "recording" in parts else None
+        recordable = self.recordable(parts["recordable"]) if "recordable" in parts else True
+        self.check_recordable(mapping, recordable, recording)
+        retries = self.max_retries(parts["maxRetries"]) if "maxRetries" in parts else None
+        text = self.step_text(parts[kind], kind)
+        return Step(kind, text, self.src.span(mapping), recording, recordable, retries)
+
+    def _recording(self, node: Node) -> dict[str, tuple[ToolCall, ...]] | None:
+        raise NotImplementedError
+
     def step_kind(self, mapping: Node, parts: dict[str, Node]) -> str | None:
         has_step, has_verify = "step" in parts, "verify" in parts
         if has_step and has_verify:
@@ -292,15 +307,7 @@ class _Unified(_Grammar):
                 )
             else:
                 src.unknown_key(key_node, key, "a step", STEP_KEYS)
-        kind = self.step_kind(mapping, parts)
-        if kind is None:
-            return None
-        recording = self._recording(parts["recording"]) if "recording" in parts else None
-        recordable = self.recordable(parts["recordable"]) if "recordable" in parts else True
-        self.check_recordable(mapping, recordable, recording)
-        retries = self.max_retries(parts["maxRetries"]) if "maxRetries" in parts else None
-        text = self.step_text(parts[kind], kind)
-        return Step(kind, text, src.span(mapping), recording, recordable, retries)
+        return self.build_step(mapping, parts)
 
     def _recording(self, node: Node) -> dict[str, tuple[ToolCall, ...]] | None:
         src = self.src
@@ -461,15 +468,7 @@ class _V1(_Grammar):
                 parts[key] = value
             else:
                 src.unknown_key(key_node, key, "a v1 step", V1_STEP_KEYS)
-        kind = self.step_kind(mapping, parts)
-        if kind is None:
-            return None
-        recording = self._recording(parts["recording"]) if "recording" in parts else None
-        recordable = self.recordable(parts["recordable"]) if "recordable" in parts else True
-        self.check_recordable(mapping, recordable, recording)
-        retries = self.max_retries(parts["maxRetries"]) if "maxRetries" in parts else None
-        text = self.step_text(parts[kind], kind)
-        return Step(kind, text, src.span(mapping), recording, recordable, retries)
+        return self.build_step(mapping, parts)
 
     def _recording(self, node: Node) -> dict[str, tuple[ToolCall, ...]] | None:
         src = self.src

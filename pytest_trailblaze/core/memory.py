@@ -72,9 +72,10 @@ class Memory:
         return MappingProxyType(self._args)
 
     def bind_args(self, decls: Mapping[str, ArgDecl], provided: Mapping[str, Any]) -> None:
-        """Bind provided values to declarations, then resolve tokens in string defaults.
+        """Bind provided values to declarations, then resolve tokens in string values.
 
-        A default may reference memory (``{{memory.email}}``) and other args; those are resolved
+        A string arg, provided or default, may reference memory (``{{memory.email}}``) and other
+        args (as upstream's seeding does); those are resolved
         in dependency order, always as text (a string arg stays a string). Args caught in a
         reference cycle, or depending on one, keep those args tokens literally.
         """
@@ -83,7 +84,7 @@ class Memory:
         pending = {
             name
             for name, value in values.items()
-            if name not in provided and isinstance(value, str) and ("{{" in value or "${" in value)
+            if isinstance(value, str) and ("{{" in value or "${" in value)
         }
         while pending:
             ready = [

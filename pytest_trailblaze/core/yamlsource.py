@@ -122,7 +122,7 @@ class Source:
                 continue
             key = str(key_node.value)
             if key in seen:
-                fix = "keep one of them; YAML keeps only the last"
+                fix = "remove one of them (the first one is used)"
                 self.problem(key_node, f"duplicate key '{key}'", fix=fix)
                 continue
             seen.add(key)

@@ -94,11 +94,19 @@ class BrowserHost:
         self.options = options
         self._playwright: Any = None
         self._browser: Any = None
+        self._failure: DriverError | None = None
 
     @property
     def browser(self) -> Any:
+        """The browser, started on first use; a failed start is reported again, not retried."""
+        if self._failure is not None:
+            raise DriverError(str(self._failure))
         if self._browser is None:
-            self._browser = self._start()
+            try:
+                self._browser = self._start()
+            except DriverError as exc:
+                self._failure = exc
+                raise
         return self._browser
 
     def launch_kwargs(self) -> dict[str, Any]:

@@ -311,3 +311,14 @@ def test_reference_cycles_are_left_literal() -> None:
 def test_a_malformed_token_in_a_default_fails_at_bind_time() -> None:
     with pytest.raises(ConfigurationError, match="malformed args token"):
         Memory().bind_args(decls(optional("a", "string", "{{args.b + 1}}")), {})
+
+
+def test_provided_string_values_resolve_memory_and_other_args_like_defaults() -> None:
+    memory = Memory()
+    memory.set("pin", "4321", secret=True)
+    memory.bind_args(
+        decls(required("code"), optional("prefix", "string", "PIN")),
+        {"code": "{{args.prefix}}-{{memory.pin}}"},
+    )
+    assert memory.args["code"] == "PIN-4321"
+    assert memory.mask(f"typed {memory.args['code']}") == "typed PIN-********"

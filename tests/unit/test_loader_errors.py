@@ -1132,7 +1132,7 @@ SINGLE_PROBLEM_CASES = [
         """,
         "3:3",
         ("duplicate key 'id'",),
-        ("keep one of them",),
+        ("remove one of them",),
     ),
     (
         "duplicate-step-key",
