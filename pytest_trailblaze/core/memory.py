@@ -248,7 +248,9 @@ def bind_args(decls: Mapping[str, ArgDecl], provided: Mapping[str, Any]) -> dict
             try:
                 bound[name] = coerce_arg(decl, provided[name])
             except ValueError as exc:
-                problems.append(f"{decl.span}: arg '{name}': {exc}")
+                problems.append(
+                    f"{decl.span}: arg '{name}': {exc}; pass --trailblaze-arg {name}=<{decl.type}>"
+                )
         elif decl.required:
             problems.append(
                 f"{decl.span}: missing required arg '{name}' ({decl.type}); "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from .errors import (
@@ -144,8 +144,12 @@ class ToolRegistry:
             self._failed(name, shown, exc, ctx, start, depth)
             raise
         self._log(ctx, name, shown, True, result.message, start, depth, tool)
-        for observer in self.observers:
-            observer.after_tool(name, shown, result, ctx)
+        if self.observers:
+            masked = replace(
+                result, message=ctx.memory.mask(result.message), data=ctx.memory.mask(result.data)
+            )
+            for observer in self.observers:
+                observer.after_tool(name, shown, masked, ctx)
         return result
 
     def _shown(self, name: str, args: Mapping[str, Any], ctx: Any) -> dict[str, Any]:

@@ -42,6 +42,7 @@ _LINE = re.compile(
         \s*(?::\s*(?P<text>.*))?$""",
     re.VERBOSE,
 )
+_YAML_QUOTED = re.compile(r"^(\s*-\s)'((?:[^']|'')*)'(:.*)?$")
 _ELEMENT_ID = re.compile(r"^\[?(e\d+)\]?$")
 _DESCRIPTOR = re.compile(r'^(?P<role>[a-z][a-z-]*)\s+"(?P<name>.*)"$', re.DOTALL)
 _TRAILING_ATTRS = re.compile(r"(\s*\[[^\]]*\])+\s*$")
@@ -82,6 +83,9 @@ def _unquote(text: str) -> str:
 
 def parse_line(line: str) -> tuple[str, str | None, bool] | None:
     """``(role, name, from_text)`` of a snapshot line; None for property lines and noise."""
+    quoted = _YAML_QUOTED.match(line)
+    if quoted:  # Playwright single-quotes a line whose name holds ': ' (YAML would misread it)
+        line = quoted.group(1) + quoted.group(2).replace("''", "'") + (quoted.group(3) or "")
     match = _LINE.match(line)
     if match is None or match.group("role") == "text":
         return None

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from ..core.devices import PLATFORMS, driver_type
+from ..core.devices import PLATFORMS, driver_type, platform_of
 from ..core.errors import ConfigurationError, TrailblazeError
 from ..core.lineage import resolve
 from ..core.loader import classifier_from_filename, load_trail
@@ -54,12 +54,12 @@ class TrailFile(pytest.File):
     def collect(self) -> list[TrailItem]:
         settings = self.config.stash[SETTINGS_KEY]
         trail = load_trail(self.path, display_path=display_path(self.path, self.config))
+        self.config.stash.setdefault(DECLARED_ARGS_KEY, set()).update(trail.config.args)
         provided = {k: v for k, v in settings.args.items() if k in trail.config.args}
         try:
             bind_args(trail.config.args, provided)
         except ConfigurationError as exc:
             raise ConfigurationError(f"{trail.path}: the trail's args cannot be bound:\n{exc}") from None
-        self.config.stash.setdefault(DECLARED_ARGS_KEY, set()).update(trail.config.args)
         base = trail_name(trail, self.path, self.config.rootpath)
         items = []
         for platform in item_platforms(trail, settings):
@@ -153,10 +153,13 @@ def mark_item(item: TrailItem, trail: Trail, platform: str, settings: Settings) 
 
 
 def register_tag(config: pytest.Config, tag: str) -> str:
-    """Tags become markers; characters a ``-m`` expression cannot hold turn into ``_``."""
-    name = re.sub(r"\W", "_", tag.strip()) or "_"
-    if name[0].isdigit():
-        name = f"_{name}"
+    """Tags become markers; characters a ``-m`` expression cannot hold turn into ``_``.
+
+    pytest marker names may not start with ``_`` or a digit, so such tags get a ``tag_`` prefix.
+    """
+    name = re.sub(r"\W", "_", tag.strip())
+    if not name or name[0] == "_" or name[0].isdigit():
+        name = f"tag_{name.lstrip('_')}"
     known = config.stash.setdefault(_TAGS_KEY, set())
     if name not in known:
         known.add(name)
@@ -176,6 +179,9 @@ def driver_pin(trail: Trail, platform: str, settings: Settings) -> str | None:
     hit = resolve(trail.config.devices, (platform,))
     if hit:
         return hit[1]
+    narrower = [pin for key, pin in trail.config.devices.items() if platform_of(key) == platform]
+    if narrower:
+        return narrower[0]  # e.g. `ios-iphone: IOS_HOST`; the live device decides at run time
     if trail.config.driver:
         kind = driver_type(trail.config.driver)
         return kind.name if kind is not None and kind.platform == platform else None

@@ -69,9 +69,12 @@ def _eval(node: ast.AST) -> float:
         and isinstance(node.value, (int, float))
         and not isinstance(node.value, bool)
     ):
-        return node.value
+        return float(node.value)  # floats overflow fast instead of building huge integers
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        return _BINARY[type(node.op)](_eval(node.left), _eval(node.right))
+        value = _BINARY[type(node.op)](_eval(node.left), _eval(node.right))
+        if isinstance(value, complex):
+            raise ExpressionError(f"{ast.unparse(node)!r} has no real value")
+        return value
     if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
         return _UNARY[type(node.op)](_eval(node.operand))
     if isinstance(node, ast.Name) and node.id in CONSTANTS:

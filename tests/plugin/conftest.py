@@ -1,0 +1,122 @@
+"""Helpers of the plugin tests: the sample app on disk, trail writing, process inspection."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLE_APP = REPO / "examples" / "sample-app"
+EXAMPLES = REPO / "examples"
+#: ``file://`` URL of the sample app; trails reach it as ``{{app}}/index.html``.
+APP_URL = SAMPLE_APP.as_uri()
+APP_MEMORY = f"--trailblaze-memory=app={APP_URL}"
+
+#: A conftest for pytester dirs that records each item's final outcome in ``outcomes.json``
+#: (on the xdist controller too, where reports arrive from the workers).
+OUTCOME_RECORDER = """
+import json, pathlib
+
+_OUTCOMES = {}
+
+def pytest_runtest_logreport(report):
+    if report.when == "call" or report.outcome != "passed":
+        if report.nodeid not in _OUTCOMES or _OUTCOMES[report.nodeid] == "passed":
+            kind = "error" if report.when != "call" and report.outcome == "failed" else report.outcome
+            _OUTCOMES[report.nodeid] = kind
+
+def pytest_sessionfinish(session):
+    if not hasattr(session.config, "workerinput"):
+        path = pathlib.Path(str(session.config.rootpath), "outcomes.json")
+        path.write_text(json.dumps(_OUTCOMES, sort_keys=True))
+"""
+
+#: Conftest code for pytester dirs: ``descendants()`` lists (pid, command line) of every process
+#: started below this pytest process, read from /proc.
+PROCESS_PROBE = """
+import os
+
+def _cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return fh.read().replace(b"\\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+def descendants(root=None):
+    root = os.getpid() if root is None else root
+    children = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as fh:
+                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(name))
+    found, todo = [], [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append((child, _cmdline(child)))
+            todo.append(child)
+    return found
+"""
+
+
+def write(base: Path, relpath: str, text: str) -> Path:
+    """Write dedented ``text`` to ``base/relpath``, creating folders."""
+    path = base / relpath
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return path
+
+
+def processes() -> dict[int, str]:
+    """Every process of the machine: pid -> command line (``ps -ww -eo pid,args``)."""
+    out = subprocess.run(
+        ["ps", "-ww", "-eo", "pid=,args="], capture_output=True, text=True, check=True
+    ).stdout
+    table = {}
+    for line in out.splitlines():
+        pid, _, args = line.strip().partition(" ")
+        if pid.isdigit():
+            table[int(pid)] = args.strip()
+    return table
+
+
+def matching(marker: str) -> dict[int, str]:
+    """Processes whose command line contains ``marker`` (the ``ps`` / grep themselves excluded)."""
+    me = os.getpid()
+    return {pid: args for pid, args in processes().items() if marker in args and pid != me}
+
+
+def alive(pid: int, cmdline: str) -> bool:
+    """True while ``pid`` still runs the same command line (a reused pid does not count)."""
+    return processes().get(pid) == cmdline
+
+
+class Helpers:
+    """What the plugin tests share; reached through the ``tb`` fixture (test dirs are not packages)."""
+
+    REPO = REPO
+    SAMPLE_APP = SAMPLE_APP
+    EXAMPLES = EXAMPLES
+    APP_URL = APP_URL
+    APP_MEMORY = APP_MEMORY
+    OUTCOME_RECORDER = OUTCOME_RECORDER
+    PROCESS_PROBE = PROCESS_PROBE
+    write = staticmethod(write)
+    processes = staticmethod(processes)
+    matching = staticmethod(matching)
+    alive = staticmethod(alive)
+
+
+@pytest.fixture
+def tb() -> type[Helpers]:
+    """Shared helpers and paths of the plugin tests."""
+    return Helpers
