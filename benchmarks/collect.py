@@ -69,7 +69,7 @@ def main() -> None:
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="tb-collect-") as tmp:
         trees = write_trees(Path(tmp), options.count)
-        for name, tree in trees.items():  # warm-up: bytecode caches, filesystem caches
+        for tree in trees.values():  # warm-up: bytecode caches, filesystem caches
             collect_seconds(tree, options.count)
         times: dict[str, list[float]] = {name: [] for name in trees}
         for _ in range(options.rounds):

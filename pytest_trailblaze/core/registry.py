@@ -19,7 +19,8 @@ from .errors import (
     UnknownToolError,
     UnsupportedToolError,
 )
-from .memory import MASK
+from .memory import MASK, mask_with
+from .tokens import strings_in
 from .tooldef import Tool, ToolDescriptor, ToolResult
 from .yamlsource import did_you_mean
 
@@ -136,11 +137,13 @@ class ToolRegistry:
                 observer.before_tool(name, shown, ctx)
             result = tool.invoke(ctx, validated)
         except ToolError as exc:
+            self._scrub(exc, name, args)
             self._failed(name, shown, exc, ctx, start, depth)
             exc.tool = exc.tool or name
             exc.arguments = dict(shown)
             raise
         except BaseException as exc:
+            self._scrub(exc, name, args)
             self._failed(name, shown, exc, ctx, start, depth)
             raise
         self._log(ctx, name, shown, True, result.message, start, depth, tool)
@@ -151,6 +154,14 @@ class ToolRegistry:
             for observer in self.observers:
                 observer.after_tool(name, shown, masked, ctx)
         return result
+
+    def _scrub(self, exc: BaseException, name: str, args: Mapping[str, Any]) -> None:
+        """Remove the values of sensitive arguments from an error's message before anyone sees it."""
+        tool = self._tools.get(name)
+        hidden = tool.descriptor.sensitive_args if tool is not None else frozenset()
+        values = [text for key in hidden if key in args for text in (*strings_in(args[key]), str(args[key]))]
+        if values and exc.args and isinstance(exc.args[0], str):
+            exc.args = (mask_with(values, exc.args[0]), *exc.args[1:])
 
     def _shown(self, name: str, args: Mapping[str, Any], ctx: Any) -> dict[str, Any]:
         """The arguments as a human may see them: secrets and sensitive arguments masked."""

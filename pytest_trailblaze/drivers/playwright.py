@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..core.context import DeviceInfo
-from ..core.errors import DriverError, ToolFailure
+from ..core.errors import DriverError, FatalToolError, ToolFailure
 from . import aria
 
 T = TypeVar("T")
@@ -234,13 +234,30 @@ class WebDriver:
         self.context.close()
 
     # -- settle -------------------------------------------------------------------------------
-    def perform(self, action: Callable[[], T]) -> T:
-        """Run a page action, then wait as long as the page is still busy because of it."""
+    def perform(self, action: Callable[[], T], *, flush: bool = True) -> T:
+        """Run a page action, then wait as long as the page is still busy because of it.
+
+        Playwright delivers the request events an action caused with its next message, so one
+        cheap round trip (``flush``) comes first; it also brings ``page.url`` up to date.
+        """
         started, navigations = self.network.started, self.network.navigations
         result = action()
-        if self.network.started != started:
-            self._settle(navigated=self.network.navigations != navigations)
+        navigated = False
+        if flush:
+            navigated = not self._flush()
+        if navigated or self.network.started != started:
+            self._settle(navigated=navigated or self.network.navigations != navigations)
         return result
+
+    def _flush(self) -> bool:
+        """One round trip to the page; False when the page was navigating away meanwhile."""
+        from playwright.sync_api import Error
+
+        try:
+            self.page.evaluate("0")
+        except Error:
+            return False
+        return True
 
     def _settle(self, *, navigated: bool) -> None:
         from playwright.sync_api import Error
@@ -278,19 +295,44 @@ class WebDriver:
         return (node if node is not None else by_ref), described
 
     def act(self, locator: Any, described: str, action: Callable[[Any, float], T]) -> T:
-        """Run ``action(locator, timeout)`` with the attach wait folded into its first attempt."""
+        """Run ``action(locator, timeout)`` with the attach wait folded into its first attempt.
+
+        A first attempt gets the attach budget (10 s). If it times out before acting, either no
+        element exists ("No element found") or it exists but is not actionable yet, and the action
+        gets its full timeout. A timeout after the action was done (a navigation that is slow to
+        commit) is not retried: the settle waits for the page instead.
+        """
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
         try:
-            return self.perform(lambda: action(locator, ATTACH_TIMEOUT_MS))
-        except PlaywrightTimeout:
+            return self._guarded(lambda: self.perform(lambda: action(locator, ATTACH_TIMEOUT_MS)), described)
+        except PlaywrightTimeout as exc:
+            if _action_done(exc):
+                self._settle(navigated=True)
+                return None  # type: ignore[return-value]
             if locator.count() == 0:
                 raise ToolFailure(
                     f"No element found matching {described} (waited {ATTACH_TIMEOUT_MS // 1000} s)"
                 ) from None
         try:
-            return self.perform(lambda: action(locator, self.options.action_timeout_ms))
+            return self._guarded(
+                lambda: self.perform(lambda: action(locator, self.options.action_timeout_ms)), described
+            )
         except PlaywrightTimeout as exc:
+            raise ToolFailure(f"{described}: {first_line(exc)}") from None
+
+    def _guarded(self, call: Callable[[], T], described: str) -> T:
+        """Playwright errors other than timeouts become tool failures (or fatal, if the page is gone)."""
+        from playwright.sync_api import Error
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        try:
+            return call()
+        except PlaywrightTimeout:
+            raise
+        except Error as exc:
+            if _page_gone(exc):
+                raise FatalToolError(f"the browser page is gone: {first_line(exc)}") from None
             raise ToolFailure(f"{described}: {first_line(exc)}") from None
 
     def _ref_locator(self, ref: str, *, required: bool) -> Any:
@@ -309,8 +351,9 @@ class WebDriver:
                 return None
             last = f"e1..e{len(numbered)}" if numbered else "no elements"
             raise ToolFailure(f"element id {element} is not on the current page (it has {last})")
-        if found.from_text:
-            exact = re.compile(rf"^\s*{re.escape(found.name or '')}\s*$")
+        if found.from_text:  # the snapshot collapsed the text's whitespace; the DOM did not
+            words = r"\s+".join(re.escape(word) for word in (found.name or "").split())
+            exact = re.compile(rf"^\s*{words}\s*$")
             return self.page.get_by_role(found.role).filter(has_text=exact).nth(found.nth)
         return self.by_role(found.role, found.name).nth(found.nth)
 
@@ -386,6 +429,16 @@ def describe_selector(selector: Mapping[str, Any] | None) -> str:
     web = (selector or {}).get("web") or {}
     parts = [f"{k}={v!r}" for k, v in web.items()]
     return f"nodeSelector.web({', '.join(parts)})" if parts else ""
+
+
+def _action_done(exc: BaseException) -> bool:
+    """Whether a timed-out action had already acted (Playwright's call log says so)."""
+    log = str(exc)
+    return "action done" in log or "waiting for scheduled navigations" in log
+
+
+def _page_gone(exc: BaseException) -> bool:
+    return "has been closed" in str(exc) or "Target closed" in str(exc)
 
 
 def first_line(exc: BaseException) -> str:

@@ -75,7 +75,7 @@ def web_navigate(ctx: ToolContext, action: NavigateAction = NavigateAction.GOTO,
             raise ToolFailure("web_navigate with action GOTO needs a `url`")
         trail_dir = Path(ctx.trail_path).parent if ctx.trail_path else None
         target = driver.resolve_url(url, trail_dir)
-        _guard(lambda: driver.perform(lambda: page.goto(target)), f"could not open {target}")
+        _guard(lambda: driver.perform(lambda: page.goto(target), flush=False), f"could not open {target}")
         return f"Navigated to {page.url}"
     move = page.go_back if action is NavigateAction.BACK else page.go_forward
     before = page.url
@@ -107,7 +107,7 @@ def web_click(ctx: ToolContext, ref: str | None = None, nodeSelector: NodeSelect
     driver = web(ctx)
     before = driver.page.url
     locator, described = driver.locate(ref, _selector(nodeSelector))
-    driver.act(locator.first, described, lambda loc, t: loc.click(timeout=t, no_wait_after=True))
+    driver.act(locator.first, described, lambda loc, t: loc.click(timeout=t))
     after = driver.page.url
     return f"Clicked {described}" + (f" (URL changed to {after})" if after != before else "")
 
@@ -149,7 +149,7 @@ def web_selectOption(
     driver = web(ctx)
     locator, described = driver.locate(ref, _selector(nodeSelector))
     chosen = driver.act(locator, described, lambda loc, t: loc.select_option(values, timeout=t))
-    return f"Selected {', '.join(chosen)} in {described}"
+    return f"Selected {', '.join(chosen or values)} in {described}"
 
 
 @web_tool(sensitive_args=("value",))

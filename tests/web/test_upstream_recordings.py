@@ -1,6 +1,9 @@
 """The six upstream playwright-native trails, recorded against upstream's sample app, replay
 unchanged through the plugin against our sample app (U§8): their element ids (``ref: eN``),
-ARIA descriptors, nodeSelectors and trail-relative ``../../../`` URLs all resolve."""
+ARIA descriptors, nodeSelectors and trail-relative ``../../../`` URLs all resolve.
+
+The runs are subprocesses: this session already drives a browser through Playwright's sync API,
+and a second sync Playwright cannot start in the same thread."""
 
 from __future__ import annotations
 
@@ -31,16 +34,18 @@ def upstream_layout(pytester: pytest.Pytester, corpus_dir: Path) -> Path:
 
 
 def test_upstream_web_recordings_replay_unchanged(pytester: pytest.Pytester, upstream_layout: Path) -> None:
-    result = pytester.runpytest("-p", "no:cacheprovider", "-v", str(upstream_layout))
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-v", str(upstream_layout))
     result.assert_outcomes(passed=len(NAMES))
-    result.stdout.fnmatch_lines([f"*{name}/trail.yaml::playwright-native/{name}?web? PASSED*" for name in NAMES])
+    result.stdout.fnmatch_lines(
+        [f"*{name}/trail.yaml::playwright-native/{name}?web? PASSED*" for name in NAMES]
+    )
 
 
 def test_a_stale_recording_fails_at_its_step(pytester: pytest.Pytester, upstream_layout: Path) -> None:
     """Change the app under a recorded trail: the failure names the step, the tool and the cause."""
     page = pytester.path / "examples/playwright-native/sample-app/index.html"
     page.write_text(page.read_text().replace("Current value: <span", "Count: <span"))
-    result = pytester.runpytest("-p", "no:cacheprovider", str(upstream_layout / "test-counter"))
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", str(upstream_layout / "test-counter"))
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [

@@ -1,0 +1,174 @@
+"""Real headless Chromium against the sample app served on a free port of 127.0.0.1.
+
+One browser for the session (``BrowserHost``), a fresh context and page per test (``WebDriver``),
+and a ``ToolContext`` over a web registry filled with the built-in tools. Tests dispatch through
+``ToolRegistry.execute`` (interpolation, validation, logging) and check the effect on the page with
+plain Playwright calls on ``driver.page``.
+
+Besides the sample app the server answers two test-only paths:
+
+* ``/slow?ms=N`` -- a JSON body after N milliseconds (for the post-action settle);
+* ``/slow-page?ms=N`` -- an HTML page after N milliseconds (a slow navigation target).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from collections.abc import Callable, Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from pytest_trailblaze.core.context import DeviceInfo, ToolContext
+from pytest_trailblaze.core.memory import Memory
+from pytest_trailblaze.core.registry import ToolRegistry
+from pytest_trailblaze.core.tooldef import ToolResult
+from pytest_trailblaze.drivers.playwright import BrowserHost, BrowserOptions, WebDriver
+from pytest_trailblaze.tools import builtin_tools
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLE_APP = REPO / "examples" / "sample-app"
+
+SLOW_PAGE = (
+    "<!DOCTYPE html><html><head><title>Slow page</title></head>"
+    "<body><h1>Slow page</h1><p id='loaded'>loaded</p></body></html>"
+)
+
+
+class _SampleAppHandler(SimpleHTTPRequestHandler):
+    """Static files of the sample app plus the two slow test endpoints."""
+
+    def do_GET(self) -> None:
+        parts = urlsplit(self.path)
+        if parts.path in ("/slow", "/slow-page"):
+            delay_ms = int(parse_qs(parts.query).get("ms", ["700"])[0])
+            time.sleep(delay_ms / 1000)
+            if parts.path == "/slow":
+                self._send(b'{"ok": true}', "application/json")
+            else:
+                self._send(SLOW_PAGE.encode(), "text/html; charset=utf-8")
+            return
+        super().do_GET()
+
+    def _send(self, body: bytes, content_type: str) -> None:
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the test closed its page before the slow answer came
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Keep request lines out of the test output."""
+
+
+@pytest.fixture(scope="session")
+def app_url() -> Iterator[str]:
+    """Base URL of the sample app, served from a daemon thread for the whole session."""
+    handler = functools.partial(_SampleAppHandler, directory=str(SAMPLE_APP))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name="web-tests-app", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def browser_host() -> Iterator[BrowserHost]:
+    """ONE headless Chromium for the session (the system one when Playwright's is absent)."""
+    host = BrowserHost(BrowserOptions())
+    try:
+        yield host
+    finally:
+        host.close()
+
+
+@pytest.fixture
+def driver(browser_host: BrowserHost) -> Iterator[WebDriver]:
+    """A fresh browser context and page, closed after the test."""
+    web_driver = browser_host.new_driver()
+    try:
+        yield web_driver
+    finally:
+        web_driver.close()
+
+
+@pytest.fixture
+def registry() -> ToolRegistry:
+    tools = ToolRegistry(platform="web", driver_key="playwright-native")
+    tools.register_all(builtin_tools())
+    return tools
+
+
+@pytest.fixture
+def trail_path(tmp_path: Path) -> Path:
+    """Where the (imaginary) trail of the test lives; relative URLs resolve against its folder."""
+    folder = tmp_path / "trails" / "checkout"
+    folder.mkdir(parents=True)
+    return folder / "trail.yaml"
+
+
+@pytest.fixture
+def ctx(registry: ToolRegistry, driver: WebDriver, trail_path: Path, tmp_path: Path) -> ToolContext:
+    return ToolContext(
+        registry,
+        Memory(),
+        driver.device_info(),
+        driver,
+        str(trail_path),
+        artifacts_dir=tmp_path / "artifacts",
+    )
+
+
+Run = Callable[..., ToolResult]
+
+
+@pytest.fixture
+def run(ctx: ToolContext) -> Run:
+    """``run("web_click", ref="e3")``: one call through ``ToolRegistry.execute``."""
+
+    def call(name: str, args: dict[str, Any] | None = None, /, **kwargs: Any) -> ToolResult:
+        return ctx.registry.execute(name, {**(args or {}), **kwargs}, ctx)
+
+    return call
+
+
+@pytest.fixture
+def offline_ctx(registry: ToolRegistry, trail_path: Path, tmp_path: Path) -> ToolContext:
+    """A web context without a browser, for calls that never reach the page (validation, memory)."""
+    device = DeviceInfo("web", "playwright-native", 1280, 800)
+    return ToolContext(
+        registry, Memory(), device, None, str(trail_path), artifacts_dir=tmp_path / "artifacts"
+    )
+
+
+@pytest.fixture
+def offline_run(offline_ctx: ToolContext) -> Run:
+    def call(name: str, args: dict[str, Any] | None = None, /, **kwargs: Any) -> ToolResult:
+        return offline_ctx.registry.execute(name, {**(args or {}), **kwargs}, offline_ctx)
+
+    return call
+
+
+@pytest.fixture
+def open_app(driver: WebDriver, app_url: str) -> Callable[[str], Any]:
+    """Open a page of the sample app with plain Playwright (test set-up, not under test)."""
+
+    def goto(page: str = "index.html") -> Any:
+        driver.page.goto(f"{app_url}/{page}")
+        return driver.page
+
+    return goto
