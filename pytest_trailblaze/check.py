@@ -1,9 +1,10 @@
-"""Static checks of trail files, without a device: the engine of ``trailblaze check``.
+"""Static checks of trails and workspaces, without a device: the engine of ``trailblaze check``.
 
-A trail is checked per platform it records for: its file must load, every recorded tool must
-exist and run on that platform, arguments must match the tool's schema (values that carry
-``{{tokens}}`` are only known at run time, so their type is not judged), and every
-``{{args.x}}`` a trail uses must be declared in its ``config.args``.
+A trail is checked per platform it records for: its file must load, its ``config.target`` must
+exist in its workspace, every recorded tool must exist and run on that platform, arguments must
+match the tool's schema (values that carry ``{{tokens}}`` are only known at run time, so their
+type is not judged), and every ``{{args.x}}`` it uses must be declared in ``config.args``. Each
+workspace met on the way is checked once: its files, tool definitions, naming and scoping.
 """
 
 from __future__ import annotations
@@ -18,25 +19,93 @@ from pydantic import ValidationError
 from .core.devices import platform_of
 from .core.errors import Problem, ToolError, TrailLoadError
 from .core.loader import load_trail
-from .core.model import ANY_DEVICE, Step, ToolCall, Trail
+from .core.model import ANY_DEVICE, SourceSpan, Step, ToolCall, Trail
 from .core.registry import ANNOTATION_ARGS, ToolRegistry
 from .core.tokens import args_references, strings_in
-from .core.tooldef import PythonTool, explain
+from .core.tooldef import PythonTool, Tool, explain
+from .core.yamlsource import did_you_mean
+from .tools import builtin_tools
+from .workspace import Workspace, WorkspaceLoader, find_config_dir
+from .workspace.tools import parameters_model
 
 DEFAULT_PATTERNS = ("*.trail.yaml", "trail.yaml")
+DEFAULT_DRIVERS = {"web": "playwright-native"}
 
 
 @dataclass
 class CheckReport:
-    """What a check found, file by file."""
+    """What a check found."""
 
     files: int = 0
     trails: int = 0
+    workspaces: int = 0
     problems: list[Problem] = field(default_factory=list)
 
-    @property
-    def errors(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity == "error"]
+    def findings(self, *, strict: bool) -> list[Problem]:
+        """Problems that fail the check: errors, and warnings too when ``strict``."""
+        return [p for p in self.problems if strict or p.severity == "error"]
+
+
+class Checker:
+    """Checks trails, loading each workspace once and building one registry per scope."""
+
+    def __init__(self, *, config_dir: Path | None = None, strict: bool = False) -> None:
+        self.builtins = builtin_tools()
+        self.loader = WorkspaceLoader(builtin_names=(t.name for t in self.builtins), strict=strict)
+        self.config_dir = config_dir
+        self.report = CheckReport()
+        self._registries: dict[tuple[Path | None, str], ToolRegistry] = {}
+
+    def run(self, paths: Iterable[Path]) -> CheckReport:
+        paths = list(paths)
+        for config_dir in workspaces_under(paths):
+            self.workspace(config_dir)
+        for path in trail_files(paths):
+            self.check_file(path)
+        return self.report
+
+    def workspace(self, config_dir: Path) -> Workspace:
+        fresh = config_dir.resolve() not in self.loader.loaded()
+        ws = self.loader.load(config_dir)
+        if fresh:
+            self.report.workspaces += 1
+            self.report.problems.extend(ws.problems)
+        return ws
+
+    def registry(self, ws: Workspace | None, platform: str) -> ToolRegistry:
+        key = (ws.config_dir if ws else None, platform)
+        if key not in self._registries:
+            registry = ToolRegistry(platform=platform, driver_key=DEFAULT_DRIVERS.get(platform, ""))
+            registry.register_all(self.builtins)
+            registry.register_all(ws.tools if ws else ())
+            self._registries[key] = registry
+        return self._registries[key]
+
+    def check_file(self, path: Path) -> None:
+        self.report.files += 1
+        try:
+            trail = load_trail(path)
+        except TrailLoadError as exc:
+            self.report.problems.extend(exc.problems)
+            return
+        self.report.trails += 1
+        config_dir = find_config_dir(path, self.config_dir)
+        ws = self.workspace(config_dir) if config_dir else None
+        if ws is not None and ws.errors:
+            return  # its problems are reported once; tool checks against it would only echo them
+        self.report.problems.extend(_target_problems(trail, ws))
+        self.report.problems.extend(check_trail(trail, lambda p: self.registry(ws, p)))
+
+
+def workspaces_under(paths: Iterable[Path]) -> list[Path]:
+    """Workspace config folders inside the given folders (``trails/config/trailblaze.yaml``)."""
+    found = []
+    for path in paths:
+        if path.is_dir():
+            found += [f.parent for f in sorted(path.rglob("trails/config/trailblaze.yaml"))]
+            if (path / "trailblaze.yaml").is_file():
+                found.append(path)
+    return list(dict.fromkeys(found))
 
 
 def trail_files(paths: Iterable[Path], patterns: tuple[str, ...] = DEFAULT_PATTERNS) -> Iterator[Path]:
@@ -49,25 +118,26 @@ def trail_files(paths: Iterable[Path], patterns: tuple[str, ...] = DEFAULT_PATTE
         yield from sorted(f for f in found if not any(p.startswith(".") for p in f.relative_to(path).parts))
 
 
-def check_paths(paths: Iterable[Path], registry_for: Any) -> CheckReport:
-    """Check every trail file under ``paths``; ``registry_for(platform)`` gives a tool registry."""
-    report = CheckReport()
-    for path in trail_files(paths):
-        report.files += 1
-        try:
-            trail = load_trail(path)
-        except TrailLoadError as exc:
-            report.problems.extend(exc.problems)
-            continue
-        report.trails += 1
-        report.problems.extend(check_trail(trail, registry_for))
-    return report
+def _target_problems(trail: Trail, ws: Workspace | None) -> list[Problem]:
+    wanted = trail.config.target or (ws.config.defaults.target if ws else None)
+    if ws is None or not wanted or ws.resolve_target(wanted) is not None:
+        return []
+    span = trail.config.spans.get("target") or SourceSpan(trail.path, 1, 1)
+    known = ", ".join(sorted(ws.targets)) or "none"
+    hint = did_you_mean(wanted, ws.targets)
+    return [
+        Problem(
+            span,
+            f"unknown target '{wanted}' in config.target",
+            f"the workspace has targets: {known}",
+            hint or "add the trailmap, or fix the name",
+        )
+    ]
 
 
 def check_trail(trail: Trail, registry_for: Any) -> list[Problem]:
     problems = _undeclared_args(trail)
-    platforms = trail.platforms() or ("web",)
-    for platform in platforms:
+    for platform in trail.platforms() or ("web",):
         registry = registry_for(platform)
         for step in _steps(trail):
             for call in _calls_for(step, platform):
@@ -99,32 +169,39 @@ def check_call(call: ToolCall, registry: ToolRegistry, platform: str) -> list[Pr
         why = next((line.split("why: ", 1)[1] for line in lines if "why: " in line), "")
         fix = next((line.split("fix: ", 1)[1] for line in lines if "fix: " in line), "")
         return [Problem(call.span, f"{lines[0]} (on {platform})", why, fix)]
-    if not isinstance(tool, PythonTool):
+    model = _model_of(tool)
+    if model is None:
         return []
     args = {k: v for k, v in call.args.items() if k not in ANNOTATION_ARGS}
     try:
-        tool.model.model_validate(args)
+        model.model_validate(args)
     except ValidationError as exc:
-        return _argument_problems(call, exc, tool)
+        return _argument_problems(call, exc, tool.name, model)
     return []
 
 
-def _argument_problems(call: ToolCall, exc: ValidationError, tool: PythonTool) -> list[Problem]:
+def _model_of(tool: Tool) -> Any:
+    if isinstance(tool, PythonTool):
+        return tool.model
+    params = getattr(tool, "params", None)
+    return parameters_model(tool.name, params) if params is not None and not tool.unavailable else None
+
+
+def _argument_problems(call: ToolCall, exc: ValidationError, name: str, model: Any) -> list[Problem]:
     problems = []
     for error in exc.errors():
         if any("{{" in text or "${" in text for text in strings_in(error.get("input"))):
             continue  # known only at run time, after interpolation
         single = ValidationError.from_exception_data(exc.title, [error])  # type: ignore[list-item]
         span = call.arg_spans.get(str(error["loc"][0]), call.span) if error["loc"] else call.span
-        problems.append(Problem(span, explain(single, call.name, tool.model), fix=_argument_fix(error, tool)))
+        fields = ", ".join(model.model_fields) or "none"
+        fix = (
+            f"'{name}' takes: {fields}"
+            if error["type"] in ("missing", "extra_forbidden")
+            else ("give the argument a value of the expected type")
+        )
+        problems.append(Problem(span, explain(single, name, model), fix=fix))
     return problems
-
-
-def _argument_fix(error: Any, tool: PythonTool) -> str:
-    fields = ", ".join(tool.model.model_fields) or "none"
-    if error["type"] in ("missing", "extra_forbidden"):
-        return f"'{tool.name}' takes: {fields}"
-    return "give the argument a value of the expected type"
 
 
 def _undeclared_args(trail: Trail) -> list[Problem]:
@@ -142,10 +219,3 @@ def _undeclared_args(trail: Trail) -> list[Problem]:
                         )
                     )
     return problems
-
-
-def display(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)

@@ -1,6 +1,6 @@
 """The ``trailblaze`` console command: ``check`` trails before a device starts, list the ``toolbox``.
 
-Exit codes: 0 clean, 1 findings, 2 usage errors (like pytest's "usage" and upstream's misuse).
+Exit codes: 0 clean, 1 findings, 2 usage errors.
 """
 
 from __future__ import annotations
@@ -10,68 +10,94 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .check import check_paths
+from .check import Checker
 from .core.devices import DRIVER_TYPES, PLATFORMS
+from .core.naming import category
 from .core.registry import ToolRegistry
+from .core.yamlsource import did_you_mean
 from .tools import builtin_tools
+from .workspace import Workspace, WorkspaceLoader, find_config_dir, toolbox
 
-DEFAULT_DRIVERS = {"web": "playwright-native", "android": "", "ios": "", "desktop": ""}
-
-
-def session_registry(platform: str, driver_key: str | None = None, agent_mode: str = "host") -> ToolRegistry:
-    """The tools a session of ``platform`` starts with (built-ins, for now)."""
-    key = driver_key or DEFAULT_DRIVERS.get(platform, "")
-    registry = ToolRegistry(platform=platform, driver_key=key, agent_mode=agent_mode)
-    registry.register_all(builtin_tools())
-    return registry
+DEFAULT_DRIVERS = {"web": "playwright-native"}
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="trailblaze", description="Check Trailblaze trails and list tools.")
     sub = parser.add_subparsers(dest="command", required=True)
-    check = sub.add_parser("check", help="validate trail files without a device (exit 0 clean, 1 findings)")
+    check = sub.add_parser(
+        "check", help="validate trails and workspaces without a device (exit 0 clean, 1 findings)"
+    )
     check.add_argument("paths", nargs="+", type=Path, help="trail files or folders to search")
-    box = sub.add_parser("toolbox", help="list the tools an agent sees for a target and platform")
+    check.add_argument("--strict", action="store_true", help="report naming and scoping warnings as findings")
+    check.add_argument("--config-dir", type=Path, help="workspace config folder (holding trailblaze.yaml)")
+    box = sub.add_parser("toolbox", help="list the tools an agent is offered for a target and platform")
+    box.add_argument("--target", help="target id (default: the workspace's default target)")
     box.add_argument("--platform", choices=PLATFORMS, default="web")
     box.add_argument("--driver", help="driver key, e.g. playwright-native")
     box.add_argument(
-        "--all", action="store_true", help="include tools hidden from the agent (surface_to_llm false)"
+        "--config-dir", type=Path, help="workspace config folder (default: trails/config found walking up)"
     )
+    box.add_argument("--all", action="store_true", help="also list tools hidden from agents")
     return parser
 
 
-def run_check(paths: Sequence[Path]) -> int:
-    missing = [p for p in paths if not p.exists()]
+def run_check(paths: Sequence[Path], *, strict: bool, config_dir: Path | None) -> int:
+    missing = [p for p in (*paths, *([config_dir] if config_dir else [])) if not p.exists()]
     if missing:
         print(f"trailblaze check: no such file or folder: {', '.join(map(str, missing))}", file=sys.stderr)
         return 2
-    registries: dict[str, ToolRegistry] = {}
-    report = check_paths(paths, lambda p: registries.setdefault(p, session_registry(p)))
+    report = Checker(config_dir=config_dir, strict=strict).run(paths)
     for problem in report.problems:
         print(problem.format())
-    count = len(report.errors)
-    summary = f"{report.trails} trail(s) in {report.files} file(s) checked: "
-    print(summary + (f"{count} problem(s)" if count else "no problems"))
-    return 1 if count else 0
+    findings = report.findings(strict=strict)
+    warnings = len(report.problems) - len(findings)
+    summary = (
+        f"{report.trails} trail(s) in {report.files} file(s) and {report.workspaces} workspace(s) checked: "
+    )
+    summary += f"{len(findings)} problem(s)" if findings else "no problems"
+    print(summary + (f", {warnings} warning(s)" if warnings else ""))
+    return 1 if findings else 0
 
 
-def run_toolbox(platform: str, driver: str | None, show_all: bool) -> int:
+def run_toolbox(args: argparse.Namespace) -> int:
     known = {d.yaml_key for d in DRIVER_TYPES}
-    if driver and driver not in known:
+    if args.driver and args.driver not in known:
         print(
-            f"trailblaze toolbox: unknown driver {driver!r}; known: {', '.join(sorted(known))}",
+            f"trailblaze toolbox: unknown driver {args.driver!r}; known: {', '.join(sorted(known))}",
             file=sys.stderr,
         )
         return 2
-    registry = session_registry(platform, driver)
-    shown = 0
-    for descriptor in registry.descriptors():
-        tool = registry.get(descriptor.name)
-        if registry.unsupported_reason(tool) or not (descriptor.surface_to_llm or show_all):
-            continue
-        shown += 1
-        print(f"{descriptor.name:<28} {descriptor.source:<10} {descriptor.description}")
-    print(f"{shown} tool(s) for {platform}")
+    builtins = builtin_tools()
+    config_dir = find_config_dir(Path.cwd(), args.config_dir)
+    ws = (
+        WorkspaceLoader(builtin_names=(t.name for t in builtins)).load(config_dir)
+        if config_dir
+        else Workspace(None)
+    )
+    if ws.errors:
+        for problem in ws.errors:
+            print(problem.format(), file=sys.stderr)
+        return 1
+    target = ws.resolve_target(args.target)
+    if args.target and target is None:
+        hint = did_you_mean(args.target, ws.targets)
+        known_targets = ", ".join(sorted(ws.targets)) or "none (no workspace found)"
+        print(
+            f"trailblaze toolbox: unknown target {args.target!r}; known: {known_targets}"
+            + (f"; {hint}" if hint else ""),
+            file=sys.stderr,
+        )
+        return 2
+    registry = ToolRegistry(
+        platform=args.platform, driver_key=args.driver or DEFAULT_DRIVERS.get(args.platform, "")
+    )
+    registry.register_all([*builtins, *ws.tools])
+    offered = toolbox(ws, target, registry, show_hidden=args.all)
+    for descriptor in offered:
+        line = descriptor.description.split(". ")[0].rstrip(".")
+        print(f"{descriptor.name:<34} {category(descriptor.name):<13} {descriptor.source:<24} {line}")
+    where = f"target {target.id}" if target else "no target"
+    print(f"{len(offered)} tool(s) for {args.platform} ({where})")
     return 0
 
 
@@ -81,8 +107,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:
         return 2 if exc.code not in (0, None) else 0
     if args.command == "check":
-        return run_check(args.paths)
-    return run_toolbox(args.platform, args.driver, args.all)
+        return run_check(args.paths, strict=args.strict, config_dir=args.config_dir)
+    return run_toolbox(args)
 
 
 if __name__ == "__main__":

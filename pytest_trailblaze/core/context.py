@@ -12,6 +12,7 @@ from .errors import FatalToolError, ToolError
 from .lineage import resolution_chain
 from .memory import Memory
 from .registry import MAX_DEPTH, ToolLogEntry, ToolRegistry
+from .tooldef import ToolDescriptor
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,12 @@ class ToolContext:
     depth: int = 0
     call_chain: tuple[str, ...] = ()
     tool_log: list[ToolLogEntry] = field(default_factory=list)
+    #: Index in ``tool_log`` of the call that made the calls of this context (set by ``run``).
+    log_parent: int | None = None
+    #: Index in ``tool_log`` of the call running in this context (set by the registry).
+    current_entry: int | None = None
+    #: The tools an agent is offered in this session (empty when there is no workspace).
+    toolbox: tuple[ToolDescriptor, ...] = ()
 
     @property
     def platform(self) -> str:
@@ -87,6 +94,8 @@ class ToolContext:
             depth=self.depth + 1,
             call_chain=(*self.call_chain, name),
             tool_log=self.tool_log,
+            log_parent=self.current_entry,
+            toolbox=self.toolbox,
         )
         return self.registry.execute(name, dict(params or {}), nested)
 

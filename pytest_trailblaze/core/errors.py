@@ -42,7 +42,8 @@ class Problem:
 
     def format(self) -> str:
         where = f"{self.span}: " if self.span is not None else ""
-        lines = [f"{where}{self.what}"]
+        kind = "warning: " if self.severity == "warning" else ""
+        lines = [f"{where}{kind}{self.what}"]
         if self.why:
             lines.append(f"  why: {self.why}")
         if self.fix:

@@ -95,6 +95,8 @@ class TrailConfig:
     args: Mapping[str, ArgDecl] = field(default_factory=dict)
     driver: str | None = None
     platform: str | None = None
+    #: Where each config key was written, for messages about its value.
+    spans: Mapping[str, SourceSpan] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

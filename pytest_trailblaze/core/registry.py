@@ -9,16 +9,12 @@ Keeping one boundary means secrets are masked and hooks fire in exactly one plac
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from .errors import (
-    RegistryError,
-    ToolError,
-    UnknownToolError,
-    UnsupportedToolError,
-)
+from .errors import RegistryError, ToolError, UnknownToolError, UnsupportedToolError
 from .memory import MASK, mask_with
 from .tokens import strings_in
 from .tooldef import Tool, ToolDescriptor, ToolResult
@@ -41,15 +37,39 @@ class ToolObserver(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class ToolLogEntry:
-    """One executed tool call as it will appear in reports (arguments already masked)."""
+    """One tool call as reports show it (arguments masked).
+
+    Entries are opened when a call starts, so a composed tool comes before the calls it made;
+    ``parent`` is the index of the entry that made this call (None for a recorded step's call)
+    and ``success`` is None while the call is running.
+    """
 
     name: str
     args: Mapping[str, Any]
-    success: bool
+    success: bool | None
     message: str
     duration_ms: float
     depth: int
     is_recordable: bool
+    parent: int | None = None
+
+
+def recorded_calls(log: list[ToolLogEntry]) -> list[ToolLogEntry]:
+    """The entries a recording keeps: recordable calls not made by another recordable call.
+
+    A YAML-composed tool is recorded itself (its expansion is not); a script, which is never
+    recordable, is recorded as the primitives it ran, in order.
+    """
+
+    def covered(entry: ToolLogEntry) -> bool:
+        parent = entry.parent
+        while parent is not None:
+            if log[parent].is_recordable:
+                return True
+            parent = log[parent].parent
+        return False
+
+    return [e for e in log if e.is_recordable and e.success is not False and not covered(e)]
 
 
 class ToolRegistry:
@@ -107,6 +127,8 @@ class ToolRegistry:
     def unsupported_reason(self, tool: Tool) -> str | None:
         """Why ``tool`` cannot run in this session, or None when it can."""
         d = tool.descriptor
+        if tool.unavailable:
+            return tool.unavailable
         if d.platforms and self.platform not in d.platforms:
             return f"it runs on {', '.join(sorted(d.platforms))}, not on {self.platform}"
         if d.drivers and self.driver_key and not _driver_allowed(d.drivers, self.driver_key, self.platform):
@@ -120,33 +142,35 @@ class ToolRegistry:
         tool = self.get(name)
         reason = self.unsupported_reason(tool)
         if reason:
-            raise UnsupportedToolError(f"tool '{name}' is not available in this session: {reason}", tool=name)
+            raise UnsupportedToolError(
+                reason if tool.unavailable else f"tool '{name}' is not available in this session: {reason}",
+                tool=name,
+            )
         return tool
 
     # -- dispatch ---------------------------------------------------------------------------
     def execute(self, name: str, raw_args: Mapping[str, Any], ctx: Any) -> ToolResult:
         """Interpolate, validate and run one tool call; every path through here is observed."""
-        depth = getattr(ctx, "depth", 0)
         args = {k: v for k, v in ctx.memory.interpolate(dict(raw_args)).items() if k not in ANNOTATION_ARGS}
         shown = self._shown(name, args, ctx)
-        start = time.perf_counter()
+        entry = _LogSlot(ctx, name, shown, self._tools.get(name))
         try:
             tool = self.check(name)
             validated = tool.validate(args)
             for observer in self.observers:
                 observer.before_tool(name, shown, ctx)
-            result = tool.invoke(ctx, validated)
-        except ToolError as exc:
-            self._scrub(exc, name, args)
-            self._failed(name, shown, exc, ctx, start, depth)
-            exc.tool = exc.tool or name
-            exc.arguments = dict(shown)
-            raise
+            with entry.running():
+                result = tool.invoke(ctx, validated)
         except BaseException as exc:
             self._scrub(exc, name, args)
-            self._failed(name, shown, exc, ctx, start, depth)
+            entry.close(False, ctx.memory.mask(str(exc)))
+            if isinstance(exc, ToolError):
+                exc.tool = exc.tool or name
+                exc.arguments = dict(shown)
+            for observer in self.observers:
+                observer.tool_error(name, shown, exc, ctx)
             raise
-        self._log(ctx, name, shown, True, result.message, start, depth, tool)
+        entry.close(True, ctx.memory.mask(result.message))
         if self.observers:
             masked = replace(
                 result, message=ctx.memory.mask(result.message), data=ctx.memory.mask(result.data)
@@ -170,31 +194,39 @@ class ToolRegistry:
         shown = ctx.memory.mask(dict(args))
         return {k: (MASK if k in hidden else v) for k, v in shown.items()}
 
-    def _failed(
-        self, name: str, shown: Mapping[str, Any], exc: BaseException, ctx: Any, start: float, depth: int
-    ) -> None:
-        tool = self._tools.get(name)
-        self._log(ctx, name, shown, False, ctx.memory.mask(str(exc)), start, depth, tool)
-        for observer in self.observers:
-            observer.tool_error(name, shown, exc, ctx)
 
-    @staticmethod
-    def _log(
-        ctx: Any,
-        name: str,
-        shown: Mapping[str, Any],
-        ok: bool,
-        message: str,
-        start: float,
-        depth: int,
-        tool: Tool | None,
-    ) -> None:
-        log = getattr(ctx, "tool_log", None)
-        if log is None:
-            return
-        recordable = tool.descriptor.is_recordable if tool is not None else True
-        elapsed = (time.perf_counter() - start) * 1000
-        log.append(ToolLogEntry(name, shown, ok, ctx.memory.mask(message), elapsed, depth, recordable))
+class _LogSlot:
+    """A tool-log entry opened at the start of a call and completed when it ends."""
+
+    def __init__(self, ctx: Any, name: str, shown: Mapping[str, Any], tool: Tool | None) -> None:
+        self.ctx = ctx
+        self.log: list[ToolLogEntry] | None = getattr(ctx, "tool_log", None)
+        self.start = time.perf_counter()
+        self.index = -1
+        if self.log is not None:
+            recordable = tool.descriptor.is_recordable if tool is not None else True
+            parent = getattr(ctx, "log_parent", None)
+            self.index = len(self.log)
+            self.log.append(
+                ToolLogEntry(name, shown, None, "", 0.0, getattr(ctx, "depth", 0), recordable, parent)
+            )
+
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        """While the tool runs, calls it makes through its context name this entry as parent."""
+        previous = getattr(self.ctx, "current_entry", None)
+        self.ctx.current_entry = self.index if self.index >= 0 else None
+        try:
+            yield
+        finally:
+            self.ctx.current_entry = previous
+
+    def close(self, ok: bool, message: str) -> None:
+        if self.log is not None:
+            elapsed = (time.perf_counter() - self.start) * 1000
+            self.log[self.index] = replace(
+                self.log[self.index], success=ok, message=message, duration_ms=elapsed
+            )
 
 
 def _driver_allowed(drivers: frozenset[str], driver_key: str, platform: str) -> bool:

@@ -17,7 +17,7 @@ from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from .errors import ToolArgumentError
+from .errors import ToolArgumentError, ToolError, ToolFailure
 from .yamlsource import did_you_mean
 
 
@@ -69,6 +69,8 @@ class Tool:
     """A registered tool: a descriptor plus validation and invocation."""
 
     descriptor: ToolDescriptor
+    #: Why the tool cannot run here (declared, but not implemented); None when it can.
+    unavailable: str | None = None
 
     @property
     def name(self) -> str:
@@ -113,7 +115,12 @@ class PythonTool(Tool):
 
     def invoke(self, ctx: Any, validated: BaseModel) -> ToolResult:
         values = {name: getattr(validated, name) for name in type(validated).model_fields}
-        return ToolResult.of(self.fn(ctx, **values))
+        try:
+            return ToolResult.of(self.fn(ctx, **values))
+        except ToolError:
+            raise
+        except AssertionError as exc:  # `assert` in a tool reads as a failed step, not a crash
+            raise ToolFailure(str(exc) or f"an assertion in {self.name} failed", tool=self.name) from exc
 
 
 def arguments_model(fn: Callable[..., Any], name: str) -> type[BaseModel]:

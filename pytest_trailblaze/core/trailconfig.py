@@ -68,7 +68,9 @@ def read_config(src: Source, node: Node, *, v1: bool) -> TrailConfig:
     fields: dict[str, Any] = {}
     source: dict[str, str] = {}
     driver_node: Node = mapping
+    spans = {}
     for key, key_node, value in src.entries(mapping):
+        spans[key] = src.span(value)
         if key not in allowed:
             src.unknown_key(key_node, key, "config", allowed)
         elif key in _TEXT_KEYS:
@@ -90,7 +92,7 @@ def read_config(src: Source, node: Node, *, v1: bool) -> TrailConfig:
         fields["metadata"] = {**fields.get("metadata", {}), **source}
     if v1 and fields.get("driver"):
         _check_driver(src, driver_node, fields["driver"])
-    return TrailConfig(**{k: v for k, v in fields.items() if v is not None})
+    return TrailConfig(**{k: v for k, v in fields.items() if v is not None}, spans=spans)
 
 
 _SOURCE_BRIDGE = {"type": "source", "reason": "sourceReason"}

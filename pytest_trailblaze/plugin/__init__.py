@@ -35,4 +35,4 @@ def pytest_configure(config: pytest.Config) -> None:
             config.pluginmanager.register(module, f"trailblaze-{name}")
     catalog = ToolCatalog()
     config.stash[CATALOG_KEY] = catalog
-    config.hook.pytest_trailblaze_register_tools.call_historic(kwargs={"catalog": catalog, "config": config})
+    config.hook.pytest_trailblaze_register_tools.call_historic(kwargs={"registry": catalog, "config": config})

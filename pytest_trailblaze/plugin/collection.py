@@ -8,6 +8,7 @@ Everything here is pure parsing; no browser, device or subprocess is started.
 from __future__ import annotations
 
 import re
+import warnings
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
@@ -15,11 +16,14 @@ from typing import Any
 import pytest
 
 from ..core.devices import PLATFORMS, driver_type, platform_of
-from ..core.errors import ConfigurationError, TrailblazeError
+from ..core.errors import ConfigurationError, Problem, TrailblazeError, TrailLoadError
 from ..core.lineage import resolve
 from ..core.loader import classifier_from_filename, load_trail
 from ..core.memory import bind_args
-from ..core.model import Trail
+from ..core.model import SourceSpan, Trail
+from ..core.yamlsource import did_you_mean
+from ..tools import builtin_tools
+from ..workspace import Target, Workspace, WorkspaceLoader, find_config_dir
 from .options import SETTINGS_KEY, Settings
 
 DECLARED_ARGS_KEY = pytest.StashKey[set[str]]()
@@ -54,6 +58,8 @@ class TrailFile(pytest.File):
     def collect(self) -> list[TrailItem]:
         settings = self.config.stash[SETTINGS_KEY]
         trail = load_trail(self.path, display_path=display_path(self.path, self.config))
+        workspace = workspace_for(self.config, self.path)
+        target = resolve_target(trail, workspace)
         self.config.stash.setdefault(DECLARED_ARGS_KEY, set()).update(trail.config.args)
         provided = {k: v for k, v in settings.args.items() if k in trail.config.args}
         try:
@@ -66,6 +72,7 @@ class TrailFile(pytest.File):
             item = TrailItem.from_parent(
                 self, name=f"{base}[{platform}]", callobj=run_trail_item, trail=trail, platform=platform
             )
+            item.workspace, item.target = workspace, target
             mark_item(item, trail, platform, settings)
             items.append(item)
         return items
@@ -84,6 +91,8 @@ class TrailItem(pytest.Function):
         self.trail = trail
         self.platform = platform
         self.trail_id = trail.config.id or self.name.rsplit("[", 1)[0]
+        self.workspace: Workspace | None = None
+        self.target: Target | None = None
 
     def reportinfo(self) -> tuple[Path, int, str]:
         line = self.trail.span.line - 1 if self.trail.span else 0
@@ -93,6 +102,58 @@ class TrailItem(pytest.Function):
         if isinstance(excinfo.value, TrailblazeError) and not self.config.stash[SETTINGS_KEY].full_trace:
             return str(excinfo.value)
         return super().repr_failure(excinfo)
+
+
+class TrailblazeWarning(pytest.PytestWarning):
+    """Advice about trails and workspaces: naming conventions, scoping, ignored files."""
+
+
+WORKSPACES_KEY = pytest.StashKey[WorkspaceLoader]()
+
+
+def workspace_for(config: pytest.Config, path: Path) -> Workspace | None:
+    """The workspace a trail belongs to, loaded once; its errors stop the trail's collection."""
+    settings = config.stash[SETTINGS_KEY]
+    config_dir = find_config_dir(path, settings.config_dir)
+    if config_dir is None:
+        return None
+    loader = config.stash.get(WORKSPACES_KEY, None)
+    if loader is None:
+        loader = WorkspaceLoader(builtin_names=(t.name for t in builtin_tools()), strict=settings.strict)
+        config.stash[WORKSPACES_KEY] = loader
+    fresh = config_dir.resolve() not in loader.loaded()
+    workspace = loader.load(config_dir)
+    if fresh:
+        for problem in workspace.warnings:
+            warnings.warn(TrailblazeWarning(problem.format()), stacklevel=1)
+    if workspace.errors:
+        raise TrailLoadError(workspace.errors)
+    return workspace
+
+
+def resolve_target(trail: Trail, workspace: Workspace | None) -> Target | None:
+    """The target ``config.target`` (or the workspace default) names; unknown names are errors."""
+    if workspace is None:
+        return None
+    wanted = trail.config.target or workspace.config.defaults.target
+    if not wanted:
+        return None
+    target = workspace.resolve_target(wanted)
+    if target is None:
+        known = ", ".join(sorted(workspace.targets)) or "none"
+        hint = did_you_mean(wanted, workspace.targets)
+        span = trail.config.spans.get("target") or trail.span or SourceSpan(trail.path, 1, 1)
+        raise TrailLoadError(
+            [
+                Problem(
+                    span,
+                    f"unknown target '{wanted}' in config.target",
+                    why=f"the workspace {workspace.config_dir} has targets: {known}",
+                    fix=hint or "add the trailmap, or fix the name",
+                )
+            ]
+        )
+    return target
 
 
 def display_path(path: Path, config: pytest.Config) -> str:

@@ -17,6 +17,7 @@ from ..core.context import DeviceInfo
 from ..core.memory import Memory
 from ..core.registry import ToolRegistry
 from ..drivers.playwright import BrowserHost, BrowserOptions
+from ..workspace import Workspace
 from .collection import NO_DRIVER, TrailItem
 from .options import SETTINGS_KEY, Settings
 from .session import CATALOG_KEY, SessionRegistries, ToolCatalog, TrailRun, seed_memory
@@ -94,6 +95,12 @@ def trailblaze_driver(request: pytest.FixtureRequest) -> Iterator[Any]:
 
 
 @pytest.fixture
+def trailblaze_workspace(request: pytest.FixtureRequest) -> Workspace | None:
+    """The trail's workspace (trailmaps, targets, toolsets, tools), or None without one."""
+    return _trail_item(request, "trailblaze_workspace").workspace
+
+
+@pytest.fixture
 def trailblaze_device_info(trailblaze_driver: Any) -> DeviceInfo:
     """The measured device (size, density, classifier) of this trail's driver."""
     return trailblaze_driver.device_info()
@@ -109,7 +116,8 @@ def trailblaze_registry(
     """The tool registry of this trail's session scope."""
     item = _trail_item(request, "trailblaze_registry")
     return trailblaze_sessions.get(
-        target=item.trail.config.target or "",
+        workspace=item.workspace,
+        target=item.target,
         platform=trailblaze_device_info.platform,
         driver_key=trailblaze_device_info.driver_key,
         agent_mode=trailblaze_settings.agent_mode,

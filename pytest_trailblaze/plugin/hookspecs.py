@@ -17,12 +17,12 @@ hookspec = pytest.hookspec
 
 
 @hookspec(historic=True)
-def pytest_trailblaze_register_tools(catalog: ToolCatalog, config: pytest.Config) -> None:
-    """Add tools to every session: call ``catalog.register(tool)`` for each.
+def pytest_trailblaze_register_tools(registry: ToolCatalog, config: pytest.Config) -> None:
+    """Add tools to every session: call ``registry.register(tool)`` for each.
 
     Called once at start-up and replayed for plugins and conftest files registered later, so a
-    ``conftest.py`` next to the trails can contribute tools. Each session's registry takes the
-    catalog's tools; names must be unique across every source.
+    ``conftest.py`` next to the trails can contribute tools. Every session's registry takes these
+    tools; names must be unique across all sources (built-ins, workspace files, MCP servers).
     """
 
 

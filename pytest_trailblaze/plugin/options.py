@@ -35,6 +35,8 @@ class Settings:
     driver_override: str | None = None
     full_trace: bool = False
     screenshots: str = "on-failure"
+    config_dir: Path | None = None
+    strict: bool = False
 
     def configured_platforms(self) -> frozenset[str]:
         """Platforms this run has a driver for; web always (Playwright is built in)."""
@@ -169,6 +171,22 @@ def add_options(parser: pytest.Parser) -> None:
         help="take a screenshot when a trail fails (default on-failure)",
     )
     option(
+        "config-dir",
+        "trailblaze_config_dir",
+        metavar="DIR",
+        help="workspace config folder (holding trailblaze.yaml); default: trails/config found walking up "
+        "from each trail, or TRAILBLAZE_CONFIG_DIR",
+    )
+    option(
+        "strict",
+        "trailblaze_strict",
+        ini_type="bool",
+        ini_default=False,
+        action="store_true",
+        default=None,
+        help="treat naming and trailmap-scoping warnings as errors",
+    )
+    option(
         "full-trace",
         action="store_true",
         default=False,
@@ -215,7 +233,22 @@ def resolve_settings(config: pytest.Config) -> Settings:
         driver_override=_driver(opt.trailblaze_driver),
         full_trace=bool(opt.trailblaze_full_trace),
         screenshots=_pick(opt.trailblaze_screenshots, config.getini("trailblaze_screenshots")),
+        config_dir=_config_dir(
+            _pick(opt.trailblaze_config_dir, config.getini("trailblaze_config_dir")), config
+        ),
+        strict=bool(
+            opt.trailblaze_strict if opt.trailblaze_strict is not None else config.getini("trailblaze_strict")
+        ),
     )
+
+
+def _config_dir(value: Any, config: pytest.Config) -> Path | None:
+    if not value:
+        return None
+    path = Path(value) if Path(value).is_absolute() else Path(config.invocation_params.dir, value)
+    if not (path / "trailblaze.yaml").is_file():
+        raise pytest.UsageError(f"--trailblaze-config-dir {value}: no trailblaze.yaml in {path}")
+    return path.resolve()
 
 
 def _pick(cli: Any, ini: Any) -> Any:

@@ -23,6 +23,7 @@ from ..core.memory import Memory
 from ..core.registry import ToolRegistry
 from ..core.runner import ResolvedStep, StepFailureInfo, TrailRunner, plan_trail
 from ..core.tooldef import Tool, ToolResult
+from ..workspace import Target, Workspace, toolbox
 from .options import Settings
 
 CATALOG_KEY = pytest.StashKey["ToolCatalog"]()
@@ -60,24 +61,41 @@ class HookObserver:
 
 
 class SessionRegistries:
-    """Registries per session scope for this worker."""
+    """Registries per session scope for this worker: (workspace, target, platform, driver, agent mode)."""
 
     def __init__(self, catalog: ToolCatalog, hook: Any) -> None:
         self.catalog = catalog
         self.hook = hook
-        self._registries: dict[tuple[str, str, str, str], ToolRegistry] = {}
+        self._registries: dict[tuple[Any, ...], ToolRegistry] = {}
 
-    def get(self, *, target: str, platform: str, driver_key: str, agent_mode: str) -> ToolRegistry:
-        key = (target, platform, driver_key, agent_mode)
+    def get(
+        self,
+        *,
+        workspace: Workspace | None,
+        target: Target | None,
+        platform: str,
+        driver_key: str,
+        agent_mode: str,
+    ) -> ToolRegistry:
+        key = (
+            workspace.config_dir if workspace else None,
+            target.id if target else "",
+            platform,
+            driver_key,
+            agent_mode,
+        )
         if key not in self._registries:
-            self._registries[key] = self._build(platform, driver_key, agent_mode)
+            self._registries[key] = self._build(workspace, platform, driver_key, agent_mode)
         return self._registries[key]
 
-    def _build(self, platform: str, driver_key: str, agent_mode: str) -> ToolRegistry:
+    def _build(
+        self, workspace: Workspace | None, platform: str, driver_key: str, agent_mode: str
+    ) -> ToolRegistry:
         from ..tools import builtin_tools
 
         registry = ToolRegistry(platform=platform, driver_key=driver_key, agent_mode=agent_mode)
         registry.register_all(builtin_tools())
+        registry.register_all(workspace.tools if workspace else ())
         registry.register_all(self.catalog.tools())
         registry.observers.append(HookObserver(self.hook))
         return registry
@@ -125,6 +143,8 @@ class TrailRun:
         self.artifacts = artifacts_dir(settings, item.nodeid)
         shutil.rmtree(self.artifacts, ignore_errors=True)
         ctx = ToolContext(registry, memory, device, driver, str(item.path), self.artifacts)
+        if item.workspace is not None:
+            ctx.toolbox = tuple(toolbox(item.workspace, item.target, registry))
         self.runner = TrailRunner(self.plan, ctx, agent=self._agent)
         self.publish()
 

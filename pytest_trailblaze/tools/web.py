@@ -12,9 +12,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import expect
-
 from ..core.context import ToolContext
 from ..core.errors import FatalToolError, ToolFailure
 from ..core.nodeselector import NodeSelector
@@ -44,6 +41,13 @@ class ValueCheck(CaseInsensitiveEnum):
     TEXT = "TEXT"
     VALUE = "VALUE"
     ATTRIBUTE = "ATTRIBUTE"
+
+
+def playwright() -> Any:
+    """Playwright's sync API, imported on first use so that loading tools stays cheap."""
+    import playwright.sync_api
+
+    return playwright.sync_api
 
 
 def web(ctx: ToolContext) -> WebDriver:
@@ -253,7 +257,7 @@ def web_verifyTextVisible(ctx: ToolContext, text: str) -> str:
     """Assert that text (case-insensitive substring) is visible on the page."""
     page = web(ctx).page
     try:
-        expect(page.get_by_text(text).first).to_be_visible(timeout=EXPECT_TIMEOUT_MS)
+        playwright().expect(page.get_by_text(text).first).to_be_visible(timeout=EXPECT_TIMEOUT_MS)
     except AssertionError:
         raise ToolFailure(
             f"text {text!r} is not visible on the page (waited {EXPECT_TIMEOUT_MS // 1000} s)"
@@ -318,7 +322,7 @@ def web_verifyListVisible(
 def _expect_element(element: Any, described: str, check: Any) -> None:
     """Run an ``expect`` assertion; distinguish 'no such element' from 'assertion did not hold'."""
     try:
-        check(expect(element))
+        check(playwright().expect(element))
     except AssertionError as exc:
         if element.count() == 0:
             raise ToolFailure(f"No element found matching {described}") from None
@@ -328,13 +332,13 @@ def _expect_element(element: Any, described: str, check: Any) -> None:
 def _expect_text_or_value(element: Any, described: str, expected: str) -> None:
     """TEXT checks contain-text first, then fall back to the input value (U§4.7)."""
     try:
-        expect(element).to_contain_text(expected, timeout=EXPECT_TIMEOUT_MS)
+        playwright().expect(element).to_contain_text(expected, timeout=EXPECT_TIMEOUT_MS)
         return
     except AssertionError:
         pass
     try:
-        expect(element).to_have_value(expected, timeout=1_000)
-    except (AssertionError, PlaywrightError):
+        playwright().expect(element).to_have_value(expected, timeout=1_000)
+    except (AssertionError, playwright().Error):
         if element.count() == 0:
             raise ToolFailure(f"No element found matching {described}") from None
         shown = _guard(lambda: element.inner_text(timeout=1_000), "could not read the element")
@@ -345,7 +349,7 @@ def _guard(action: Any, what: str) -> Any:
     """Run a Playwright call; its errors become a tool failure with the first line of the cause."""
     try:
         return action()
-    except PlaywrightError as exc:
+    except playwright().Error as exc:
         raise ToolFailure(f"{what}: {first_line(exc)}") from None
 
 

@@ -1,0 +1,18 @@
+"""Workspaces: ``trails/config`` folders of trailmaps, targets, toolsets and tool files (U§5)."""
+
+from .loader import WorkspaceLoader, find_config_dir, load_file
+from .model import Target, ToolDef, Workspace
+from .toolbox import enabled_toolsets, toolbox
+from .tools import build_tools
+
+__all__ = [
+    "Target",
+    "ToolDef",
+    "Workspace",
+    "WorkspaceLoader",
+    "build_tools",
+    "enabled_toolsets",
+    "find_config_dir",
+    "load_file",
+    "toolbox",
+]

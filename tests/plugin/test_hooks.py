@@ -30,8 +30,8 @@ def shop_greet(ctx, name: str, times: int = 1) -> str:
     return "greeted"
 
 
-def pytest_trailblaze_register_tools(catalog, config):
-    catalog.register(shop_greet)
+def pytest_trailblaze_register_tools(registry, config):
+    registry.register(shop_greet)
 
 
 def pytest_trailblaze_agent_step(step, context, item):

@@ -21,8 +21,8 @@ def probe_typeIs(ctx, value: Any, expected: str) -> str:
     return "ok"
 
 
-def pytest_trailblaze_register_tools(catalog, config):
-    catalog.register(probe_typeIs)
+def pytest_trailblaze_register_tools(registry, config):
+    registry.register(probe_typeIs)
 """
 
 PRECEDENCE = """

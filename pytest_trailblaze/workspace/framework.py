@@ -1,0 +1,96 @@
+"""The framework trailmap ``trailblaze``: built-in toolsets and per-platform defaults (U§4.11).
+
+Toolsets decide which tools an agent is offered (the "toolbox"); a recording may call any
+registered tool whatever its toolsets. A workspace trailmap with id ``trailblaze`` shadows
+these defaults wholesale, as upstream.
+"""
+
+from __future__ import annotations
+
+from .schema import PlatformConfig, ToolsetConfig
+
+MOBILE_DRIVERS = ["android-ondevice-instrumentation", "android-ondevice-accessibility", "ios-host"]
+ANDROID_DRIVERS = ["android-ondevice-instrumentation", "android-ondevice-accessibility"]
+WEB_DRIVERS = ["playwright-native", "playwright-electron"]
+
+
+def _toolset(
+    id: str, description: str, tools: str, drivers: list[str] | None = None, always: bool = False
+) -> ToolsetConfig:
+    return ToolsetConfig(
+        id=id, description=description, drivers=drivers, always_enabled=always, tools=tools.split()
+    )
+
+
+FRAMEWORK_TOOLSETS: dict[str, ToolsetConfig] = {
+    t.id: t
+    for t in (
+        _toolset(
+            "core_interaction",
+            "Tap, swipe, type, and other basic device interactions.",
+            """clearText eraseText hideKeyboard inputText inputTextRandom launchApp networkConnection openUrl
+            mobile_pasteClipboard pressKey scrollUntilTextIsVisible mobile_setClipboard swipe takeSnapshot
+            tap longPress dragTo tapOnPoint wait waitForChange""",
+            MOBILE_DRIVERS,
+            always=True,
+        ),
+        _toolset(
+            "navigation",
+            "Back, scroll until visible, open URLs, launch apps.",
+            "launchApp openUrl pressBack scrollUntilTextIsVisible",
+            MOBILE_DRIVERS,
+        ),
+        _toolset("observation", "Screenshots and screen inspection.", "takeSnapshot", MOBILE_DRIVERS),
+        _toolset(
+            "verification",
+            "Assertions that do not change the screen.",
+            "assertVisible assertNotVisibleWithText assertVisibleBySelector assertNotVisibleBySelector",
+            MOBILE_DRIVERS,
+        ),
+        _toolset(
+            "memory",
+            "Compare and compute remembered values.",
+            "assertEquals assertMath assertNotEquals assertWithAi dumpMemory rememberNumber rememberText "
+            "rememberWithAi",
+        ),
+        _toolset("meta", "Framework meta tools.", "objectiveStatus script", always=True),
+        _toolset(
+            "mobile_primitives",
+            "Clipboard and installed-apps primitives.",
+            "mobile_clearAppData mobile_listInstalledApps mobile_listInstalledAppsDetailed "
+            "mobile_pasteClipboard mobile_setClipboard",
+            MOBILE_DRIVERS,
+            always=True,
+        ),
+        _toolset(
+            "web_core",
+            "Click, type, navigate, scroll and other web interactions.",
+            """web_click web_type web_navigate web_scroll web_hover web_pressKey web_selectOption web_wait
+                 web_snapshot web_requestDetails web_resize web_currentUrl web_waitForUrl web_applyCookies
+                 web_getStorageState web_fillSecret""",
+            WEB_DRIVERS,
+        ),
+        _toolset(
+            "web_verification",
+            "Read-only web assertions.",
+            "web_verifyTextVisible web_verifyElementVisible web_verifyValue web_verifyListVisible "
+            "web_assertNetworkEvent",
+            WEB_DRIVERS,
+        ),
+        _toolset(
+            "web_framework",
+            "Web composition primitives for scripts, hidden from agents.",
+            "web_evaluate",
+            WEB_DRIVERS,
+            always=True,
+        ),
+    )
+}
+
+_MOBILE_DEFAULT = ["core_interaction", "navigation", "observation", "verification", "memory"]
+FRAMEWORK_DEFAULTS: dict[str, PlatformConfig] = {
+    "android": PlatformConfig(tool_sets=_MOBILE_DEFAULT),
+    "ios": PlatformConfig(tool_sets=_MOBILE_DEFAULT),
+    "web": PlatformConfig(drivers=WEB_DRIVERS, tool_sets=["web_core", "web_verification", "memory"]),
+    "compose": PlatformConfig(tool_sets=["compose_core", "compose_verification", "memory"]),
+}

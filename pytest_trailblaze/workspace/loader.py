@@ -1,0 +1,461 @@
+"""Loading a workspace: ``trails/config/trailblaze.yaml``, trailmaps, legacy targets, toolsets, tools.
+
+Everything is validated at load, before any device starts. Every problem carries its
+``file:line:col``; naming and scoping findings that upstream treats as advisory are warnings
+(one per trailmap and file, however often the workspace is loaded) unless strict mode is on.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from yaml.nodes import MappingNode, Node
+
+from ..core.errors import Problem
+from ..core.loader import _Grammar
+from ..core.model import SourceSpan
+from ..core.naming import SCOPING_TAG, check_tool_name, check_trailmap_id, unscoped_tools
+from ..core.tokens import TOKEN, body, strings_in
+from ..core.yamlsource import Source, did_you_mean, is_null
+from .model import Target, ToolDef, Workspace
+from .schema import (
+    LegacyTarget,
+    ToolFile,
+    ToolsetConfig,
+    TrailmapManifest,
+    WorkspaceConfig,
+    node_at,
+    validate,
+)
+from .tools import build_tools
+
+CONFIG_FILE = "trailblaze.yaml"
+FRAMEWORK_IDS = {"trailblaze", "web", "mobile", "android", "compose", "revyl"}
+TOOL_PATTERNS = ("tools/**/*.tool.yaml", "trailheads/**/*.trailhead.yaml", "shortcuts/**/*.shortcut.yaml")
+
+
+def find_config_dir(start: Path, override: str | os.PathLike[str] | None = None) -> Path | None:
+    """``override`` (option or ``TRAILBLAZE_CONFIG_DIR``), else ``trails/config`` found walking up."""
+    chosen = override or os.environ.get("TRAILBLAZE_CONFIG_DIR")
+    if chosen:
+        return Path(chosen).resolve()
+    folder = start if start.is_dir() else start.parent
+    for ancestor in (folder, *folder.parents):
+        candidate = ancestor / "trails" / "config"
+        if (candidate / CONFIG_FILE).is_file():
+            return candidate
+    return None
+
+
+class WorkspaceLoader:
+    """Loads workspaces (once per folder); remembers which scoping warnings it already gave.
+
+    ``builtin_names`` are the tools the plugin has built in: upstream tool files naming them are
+    served by the built-ins, and workspace tools may not reuse their names.
+    """
+
+    def __init__(self, *, builtin_names: Iterable[str] = (), strict: bool = False) -> None:
+        self.strict = strict
+        self.builtin_names = frozenset(builtin_names)
+        self.warned: set[str] = set()
+        self._cache: dict[Path, Workspace] = {}
+
+    def loaded(self) -> set[Path]:
+        return set(self._cache)
+
+    def load(self, config_dir: Path) -> Workspace:
+        key = config_dir.resolve()
+        if key not in self._cache:
+            self._cache[key] = _Load(self, key).run()
+        return self._cache[key]
+
+
+class _Load:
+    """One workspace load."""
+
+    def __init__(self, loader: WorkspaceLoader, config_dir: Path) -> None:
+        self.loader = loader
+        self.ws = Workspace(config_dir)
+        self.dir = config_dir
+        self.config_node: tuple[Source, Node] | None = None
+
+    # -- files --------------------------------------------------------------------------------
+    def read(self, path: Path) -> tuple[Source, Node | None]:
+        return read_yaml(path)
+
+    def keep(self, src: Source) -> None:
+        self.ws.problems.extend(src.problems)
+
+    def problem(
+        self, span: SourceSpan | None, what: str, fix: str = "", why: str = "", warn: bool = False
+    ) -> None:
+        severity = "warning" if warn else "error"
+        self.ws.problems.append(Problem(span, what, why, fix, severity))
+
+    # -- the whole workspace --------------------------------------------------------------------
+    def run(self) -> Workspace:
+        config_path = self.dir / CONFIG_FILE
+        if not config_path.is_file():
+            self.problem(
+                SourceSpan(str(self.dir), 1, 1),
+                f"no {CONFIG_FILE} in {self.dir}",
+                fix="point --trailblaze-config-dir at a folder holding trailblaze.yaml",
+            )
+            return self.ws
+        self.read_config(config_path)
+        discovered = {p.parent.name: p for p in sorted(self.dir.glob("trailmaps/*/trailmap.yaml"))}
+        manifests = {tid: m for tid, m in ((t, self.read_manifest(p)) for t, p in discovered.items()) if m}
+        for trailmap_id in self.selected(manifests):
+            self.add_trailmap(manifests[trailmap_id], discovered[trailmap_id])
+        for path in sorted(self.dir.glob("targets/*.yaml")):
+            self.add_legacy_target(path)
+        self.add_workspace_entries()
+        self.ws.tools, problems = build_tools(self.ws, self.loader.builtin_names)
+        self.ws.problems.extend(problems)
+        return self.ws
+
+    def read_config(self, path: Path) -> None:
+        src, node = self.read(path)
+        if node is None and not src.problems:
+            self.problem(
+                SourceSpan(src.path, 1, 1),
+                f"{CONFIG_FILE} is empty or only comments; it is ignored",
+                fix="list your targets: `targets: [myApp]`",
+                warn=True,
+            )
+        elif node is not None:
+            self.ws.config = validate(src, node, WorkspaceConfig, CONFIG_FILE) or WorkspaceConfig()
+            self.config_node = (src, node)
+        self.keep(src)
+
+    def selected(self, manifests: dict[str, tuple[TrailmapManifest, Node, Source]]) -> list[str]:
+        """The trailmaps ``targets:`` asks for (all when it is empty), plus their dependencies."""
+        wanted = list(self.ws.config.targets) or list(manifests)
+        chosen: list[str] = []
+        while wanted:
+            trailmap_id = wanted.pop(0)
+            if trailmap_id in chosen or (trailmap_id in FRAMEWORK_IDS and trailmap_id not in manifests):
+                continue
+            if trailmap_id not in manifests:
+                self.missing_trailmap(trailmap_id, list(manifests))
+                continue
+            chosen.append(trailmap_id)
+            wanted.extend(manifests[trailmap_id][0].dependencies)
+        return chosen
+
+    def missing_trailmap(self, trailmap_id: str, known: list[str]) -> None:
+        hint = did_you_mean(trailmap_id, known)
+        span = SourceSpan(_shown(self.dir / CONFIG_FILE), 1, 1)
+        if self.config_node is not None:
+            src, node = self.config_node
+            listed = node_at(node, ["targets"])[0]
+            entry = next(
+                (n for n in getattr(listed, "value", []) if getattr(n, "value", None) == trailmap_id), listed
+            )
+            span = src.span(entry)
+        self.problem(
+            span,
+            f"trailmap '{trailmap_id}' is listed but trailmaps/{trailmap_id}/trailmap.yaml does not exist",
+            fix=hint or f"create trailmaps/{trailmap_id}/trailmap.yaml, or remove '{trailmap_id}'",
+        )
+
+    # -- trailmaps --------------------------------------------------------------------------------
+    def read_manifest(self, path: Path) -> tuple[TrailmapManifest, Node, Source] | None:
+        src, node = self.read(path)
+        manifest = validate(src, node, TrailmapManifest, "trailmap.yaml") if node is not None else None
+        if node is not None and isinstance(node, MappingNode):
+            self.check_misplaced_mcp(src, node)
+        self.keep(src)
+        return (manifest, node, src) if manifest is not None else None
+
+    def check_misplaced_mcp(self, src: Source, node: MappingNode) -> None:
+        for key_node, _ in node.value:
+            if key_node.value == "mcp_servers":
+                self.ws.problems.append(
+                    Problem(
+                        src.span(key_node),
+                        "`mcp_servers:` belongs under `target:`",
+                        fix="indent it into the trailmap's `target:` block",
+                    )
+                )
+
+    def add_trailmap(self, loaded: tuple[TrailmapManifest, Node, Source], path: Path) -> None:
+        manifest, node, src = loaded
+        self.ws.trailmaps[manifest.id] = path
+        self.check_scoping(manifest, node, src)
+        if manifest.id == "trailblaze" and manifest.defaults:
+            self.ws.defaults = {k: v for k, v in manifest.defaults.items() if v is not None}
+        for pattern in ("toolsets/*.yaml", *manifest.toolsets):
+            for toolset_path in sorted(path.parent.glob(pattern)):
+                self.add_toolset(toolset_path)
+        for pattern in TOOL_PATTERNS:
+            for tool_path in sorted(path.parent.glob(pattern)):
+                self.add_tool_file(tool_path, manifest.id)
+        if manifest.target is not None:
+            target_node, _ = node_at(node, ["target"])
+            t = manifest.target
+            self.add_target(
+                Target(
+                    t.id or manifest.id,
+                    t.display_name,
+                    path,
+                    src.span(target_node),
+                    dict(t.platforms),
+                    list(t.tools),
+                    list(t.mcp_servers),
+                    list(manifest.dependencies),
+                )
+            )
+
+    def check_scoping(self, manifest: TrailmapManifest, node: Node, src: Source) -> None:
+        """``[TrailmapScopingCheck]``: one finding per trailmap and file; errors when strict."""
+        if manifest.id == "trailblaze":
+            return
+        reasons = []
+        bad_id = check_trailmap_id(manifest.id)
+        if bad_id:
+            reasons.append(bad_id)
+        tools = manifest.target.tools if manifest.target else []
+        unscoped = unscoped_tools(manifest.id, tools)
+        if unscoped:
+            reasons.append(f"target.tools {', '.join(unscoped)} lack the '{manifest.id}_' prefix")
+        key = f"{manifest.id}@{src.path}"
+        if not reasons or (key in self.loader.warned and not self.loader.strict):
+            return
+        self.loader.warned.add(key)
+        span = src.span(node_at(node, ["target", "tools"] if unscoped and not bad_id else ["id"])[0])
+        self.problem(
+            span,
+            f"{SCOPING_TAG} trailmap '{manifest.id}': {'; '.join(reasons)}",
+            why="tools owned by trailmap X are named X_<localName> so recordings stay unambiguous",
+            fix=f"rename them to '{manifest.id}_<name>'" if unscoped else "rename the trailmap id",
+            warn=not self.loader.strict,
+        )
+
+    def add_target(self, target: Target) -> None:
+        existing = self.ws.targets.get(target.id)
+        if existing is not None:
+            self.problem(
+                target.span,
+                f"target '{target.id}' is declared twice",
+                why=f"also declared at {existing.span}",
+                fix="rename or remove one of them",
+            )
+            return
+        self.ws.targets[target.id] = target
+
+    def add_legacy_target(self, path: Path) -> None:
+        src, node = self.read(path)
+        legacy = validate(src, node, LegacyTarget, path.name) if node is not None else None
+        self.keep(src)
+        if legacy is None:
+            return
+        display = legacy.display_name or legacy.id
+        self.add_target(
+            Target(
+                legacy.id,
+                display,
+                path,
+                src.span(node),
+                dict(legacy.platforms),
+                [t for t in legacy.tools if isinstance(t, str)],
+                list(legacy.mcp_servers),
+            )
+        )
+
+    # -- toolsets and tools ---------------------------------------------------------------------
+    def add_toolset(self, path: Path, node: Node | None = None, src: Source | None = None) -> None:
+        if node is None or src is None:
+            src, node = self.read(path)
+        toolset = validate(src, node, ToolsetConfig, "toolset") if node is not None else None
+        self.keep(src)
+        if toolset is not None:
+            self.ws.toolsets[toolset.id] = toolset
+
+    def add_tool_file(
+        self, path: Path, trailmap: str | None, node: Node | None = None, src: Source | None = None
+    ) -> None:
+        if node is None or src is None:
+            src, node = self.read(path)
+        definition = read_tool_definition(src, node, path, trailmap) if node is not None else None
+        self.keep(src)
+        if definition is None:
+            return
+        self.check_tool_name(definition)
+        existing = self.ws.tool_defs.get(definition.name)
+        if existing is not None:
+            self.problem(
+                definition.span,
+                f"tool '{definition.name}' is defined twice",
+                why=f"also defined at {existing.span}",
+                fix="tool names are global: rename one",
+            )
+            return
+        self.ws.tool_defs[definition.name] = definition
+
+    def check_tool_name(self, definition: ToolDef) -> None:
+        if definition.mode == "class" and ":" not in (definition.config.class_ or ""):
+            return  # an upstream framework class: its name is upstream's, not the author's
+        for finding in check_tool_name(definition.name):
+            self.problem(
+                definition.span, finding.what, finding.fix, finding.why, warn=finding.severity != "error"
+            )
+
+    def add_workspace_entries(self) -> None:
+        """Inline or ``{ref: path}`` toolsets and tools listed in ``trailblaze.yaml``."""
+        if self.config_node is None:
+            return
+        src, node = self.config_node
+        for key, add in (("toolsets", self.add_toolset), ("tools", self.add_tool_file)):
+            entries, _ = node_at(node, [key])
+            if entries is node or not hasattr(entries, "value") or not isinstance(entries.value, list):
+                continue
+            for entry in entries.value:
+                ref = _ref(entry)
+                if ref is not None:
+                    target = (self.dir / ref).resolve()
+                    if not target.is_file():
+                        self.problem(src.span(entry), f"`ref: {ref}` does not exist", fix="fix the path")
+                    elif key == "tools":
+                        add(target, None)
+                    else:
+                        add(target)
+                elif key == "tools":
+                    add(self.dir / CONFIG_FILE, None, entry, Source(src.path))
+                else:
+                    add(self.dir / CONFIG_FILE, entry, Source(src.path))
+
+
+def read_yaml(path: Path) -> tuple[Source, Node | None]:
+    """A YAML file as a node tree, with unreadable or malformed files as problems of its Source."""
+    src = Source(_shown(path))
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        src.problem(None, f"cannot read {path.name}: {exc}", fix="check the file exists and is UTF-8")
+        return src, None
+    return src, src.compose(text)
+
+
+def load_file(path: Path, kind: str) -> tuple[Any, list[Problem]]:
+    """One workspace file on its own: ``trailmap``, ``toolset``, ``tool`` or ``target``."""
+    src, node = read_yaml(path)
+    if node is None:
+        if not src.problems:
+            src.problem(None, f"{path.name} is empty", fix="add the file's keys")
+        return None, src.problems
+    if kind == "tool":
+        return read_tool_definition(src, node, path, None), src.problems
+    model = {"trailmap": TrailmapManifest, "toolset": ToolsetConfig, "target": LegacyTarget}[kind]
+    return validate(src, node, model, path.name), src.problems
+
+
+def read_tool_definition(src: Source, node: Node, path: Path, trailmap: str | None) -> ToolDef | None:
+    """A ``*.tool.yaml``: exactly one of class / tools / script, with the fields each mode needs."""
+    config = validate(src, node, ToolFile, path.name)
+    if config is None:
+        return None
+    span = src.span(node_at(node, ["id"])[0])
+    modes = [
+        m
+        for m, v in (("class", config.class_), ("tools", config.tools), ("script", config.script))
+        if v is not None
+    ]
+    if len(modes) > 1:
+        src.problem(
+            node,
+            f"tool '{config.id}' has {' and '.join(modes)}; a tool has exactly one of class / tools / script",
+            fix="keep one body and move the rest into another tool",
+        )
+        return None
+    definition = ToolDef(config, path, span, trailmap)
+    if not modes:
+        if config.shortcut is None and config.trailhead is None:
+            src.problems.append(
+                Problem(
+                    span,
+                    f"tool '{config.id}' declares no implementation; calls to it will fail",
+                    why="a tool file needs `class:`, `tools:` or `script:` to run",
+                    fix="add `tools:` with the calls it makes, or `class: module:function`",
+                    severity="warning",
+                )
+            )
+        return definition
+    if not _mode_fields_ok(src, node, config, modes[0]):
+        return None
+    if modes[0] == "tools":
+        calls = _Grammar(src).tool_list(node_at(node, ["tools"])[0], f"the `tools:` of '{config.id}'")
+        definition.expansion = calls or ()
+        _check_parameter_tokens(src, definition)
+    return definition
+
+
+def _mode_fields_ok(src: Source, node: Node, config: ToolFile, mode: str) -> bool:
+    if mode == "class":
+        extra = [f for f in ("description", "parameters") if getattr(config, f) is not None]
+        if extra:
+            src.problem(
+                node_at(node, [extra[0]])[1] or node,
+                f"`{extra[0]}:` is not allowed with `class:`",
+                why="a class-backed tool takes its description and parameters from the code",
+                fix=f"remove `{extra[0]}:` (put it in the function's docstring / signature)",
+            )
+            return False
+        return True
+    missing = [f for f in ("description", "parameters") if getattr(config, f) is None]
+    if missing:
+        src.problem(
+            node,
+            f"tool '{config.id}' needs `{missing[0]}:` with `{mode}:`",
+            fix="use `parameters: []` for a tool without parameters"
+            if missing[0] == "parameters"
+            else "describe what the tool does in one or two sentences",
+        )
+        return False
+    return True
+
+
+def _check_parameter_tokens(src: Source, definition: ToolDef) -> None:
+    """``{{params.x}}`` must name a declared parameter; other prefixes than memory/args are errors."""
+    declared = {p.name for p in definition.config.parameters or []}
+    for call in definition.expansion:
+        for text in strings_in(call.args):
+            for match in TOKEN.finditer(text):
+                inner = body(match)
+                prefix, _, rest = inner.partition(".")
+                if prefix == "params" and rest not in declared:
+                    hint = did_you_mean(rest, declared)
+                    src.problems.append(
+                        Problem(
+                            call.span,
+                            f"'{definition.name}' uses unknown parameter '{rest}'",
+                            why=f"declared parameters: {', '.join(sorted(declared)) or 'none'}",
+                            fix=hint or f"declare '{rest}' under `parameters:`",
+                        )
+                    )
+                elif rest and prefix not in ("params", "memory", "args"):
+                    src.problems.append(
+                        Problem(
+                            call.span,
+                            f"unsupported token '{match.group(0)}' in '{definition.name}'",
+                            why="tool definitions take {{params.x}}, memory {{x}} and {{args.x}} tokens",
+                            fix="pass the value in as a parameter",
+                        )
+                    )
+
+
+def _ref(entry: Node) -> str | None:
+    if isinstance(entry, MappingNode) and len(entry.value) == 1 and entry.value[0][0].value == "ref":
+        value = entry.value[0][1]
+        return None if is_null(value) else str(value.value)
+    return None
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

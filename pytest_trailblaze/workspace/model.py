@@ -1,0 +1,97 @@
+"""What a loaded workspace holds: targets, toolsets, tool definitions, and the problems found."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core.errors import Problem
+from ..core.model import SourceSpan, ToolCall
+from ..core.tooldef import Tool
+from .framework import FRAMEWORK_DEFAULTS, FRAMEWORK_TOOLSETS
+from .schema import McpServerSpec, PlatformConfig, ToolFile, ToolsetConfig, WorkspaceConfig
+
+PLATFORM_KEY = {"android": "android", "ios": "ios", "web": "web", "desktop": "compose"}
+
+
+@dataclass
+class Target:
+    """A runnable target: a trailmap with a ``target:`` block, or a legacy ``targets/*.yaml``."""
+
+    id: str
+    display_name: str
+    source: Path
+    span: SourceSpan
+    platforms: dict[str, PlatformConfig | None] = field(default_factory=dict)
+    tools: list[str] = field(default_factory=list)
+    mcp_servers: list[McpServerSpec] = field(default_factory=list)
+    dependencies: list[str] = field(default_factory=list)
+
+    def platform(self, platform: str) -> PlatformConfig | None:
+        """The target's config for a trail platform (``desktop`` is upstream's ``compose``)."""
+        key = PLATFORM_KEY.get(platform, platform)
+        if key not in self.platforms:
+            return None
+        return self.platforms[key] or PlatformConfig()
+
+    def app_ids(self) -> set[str]:
+        return {app for config in self.platforms.values() if config for app in config.app_ids}
+
+
+@dataclass
+class ToolDef:
+    """A tool definition file: its validated config, where it is, and its expansion."""
+
+    config: ToolFile
+    path: Path
+    span: SourceSpan
+    trailmap: str | None = None
+    expansion: tuple[ToolCall, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return self.config.id
+
+    @property
+    def mode(self) -> str:
+        """``class``, ``tools``, ``script``, ``metadata`` (navigation metadata only) or ``declared``."""
+        for mode in ("class", "tools", "script"):
+            if getattr(self.config, "class_" if mode == "class" else mode) is not None:
+                return mode
+        if self.config.shortcut is not None or self.config.trailhead is not None:
+            return "metadata"
+        return "declared"
+
+
+@dataclass
+class Workspace:
+    """A ``trails/config`` folder, loaded; ``problems`` holds errors and warnings alike."""
+
+    config_dir: Path | None
+    config: WorkspaceConfig = field(default_factory=WorkspaceConfig)
+    trailmaps: dict[str, Path] = field(default_factory=dict)
+    targets: dict[str, Target] = field(default_factory=dict)
+    toolsets: dict[str, ToolsetConfig] = field(default_factory=lambda: dict(FRAMEWORK_TOOLSETS))
+    tool_defs: dict[str, ToolDef] = field(default_factory=dict)
+    defaults: dict[str, PlatformConfig] = field(default_factory=lambda: dict(FRAMEWORK_DEFAULTS))
+    problems: list[Problem] = field(default_factory=list)
+    #: Tools built from ``tool_defs`` (compositions, Python callables, unavailable placeholders).
+    tools: list[Tool] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity != "error"]
+
+    def resolve_target(self, name: str | None) -> Target | None:
+        """A trail's ``config.target``: a target id, else an app id one target declares."""
+        name = name or self.config.defaults.target
+        if not name:
+            return None
+        if name in self.targets:
+            return self.targets[name]
+        by_app = [t for t in self.targets.values() if name in t.app_ids()]
+        return by_app[0] if len(by_app) == 1 else None

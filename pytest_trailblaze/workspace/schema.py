@@ -1,0 +1,277 @@
+"""Schemas of workspace files (U§5), validated with pydantic against the YAML node tree.
+
+Validation runs on plain values built from the node tree; each pydantic error's location is
+walked back through the same tree to the node it names, so every problem reads
+``file:line:col: what`` like the trail loader's.
+"""
+
+from __future__ import annotations
+
+import typing
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from yaml.nodes import MappingNode, Node, SequenceNode
+
+from ..core.yamlsource import Source, did_you_mean
+
+PlatformKey = Literal["android", "ios", "web", "compose", "desktop"]
+ParamType = Literal["string", "integer", "boolean", "number", "array", "object"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class PlatformConfig(Strict):
+    """How a target runs on one platform; ``{}`` inherits everything from the defaults."""
+
+    app_ids: list[str] = []
+    tool_sets: list[str] | None = None
+    tools: list[str] = []
+    excluded_tools: list[str] = []
+    drivers: list[str] | None = None
+    base_url: str | None = None
+    min_build_version: str | int | None = None
+    icon: str | None = None
+
+
+class McpServerSpec(Strict):
+    """An MCP tool server of a target: a ``script`` or a ``command`` with ``args`` / ``env``."""
+
+    script: str | None = None
+    command: str | None = None
+    args: list[str] = []
+    env: dict[str, str] = {}
+    cwd: str | None = None
+    name: str | None = None
+
+    @model_validator(mode="after")
+    def _one_shape(self) -> McpServerSpec:
+        if (self.script is None) == (self.command is None):
+            raise ValueError("an MCP server needs exactly one of `script:` or `command:`")
+        if self.script is not None and (self.args or self.env):
+            raise ValueError("`args:` and `env:` go with `command:`; a `script:` server takes neither")
+        return self
+
+
+class TargetConfig(Strict):
+    """The ``target:`` block of a trailmap: what a trail's ``config.target`` selects."""
+
+    id: str | None = None
+    display_name: str
+    platforms: dict[PlatformKey, PlatformConfig | None] = {}
+    tools: list[str] = []
+    system_prompt_file: str | None = None
+    icon: str | None = None
+    electron: dict[str, Any] | None = None
+    has_custom_ios_driver: bool = False
+    mcp_servers: list[McpServerSpec] = []
+
+
+class TrailValidation(Strict):
+    exempt: str | None = None
+
+
+class TrailmapManifest(Strict):
+    """``trailmaps/<id>/trailmap.yaml`` (U§5.3)."""
+
+    id: str
+    target: TargetConfig | None = None
+    dependencies: list[str] = []
+    defaults: dict[PlatformKey, PlatformConfig | None] = {}
+    platforms: dict[PlatformKey, PlatformConfig | None] = {}
+    exports: list[str] = []
+    toolsets: list[str] = []
+    trail_validation: TrailValidation | None = None
+    waypoints: list[Any] = []
+    trails: list[Any] = []
+
+
+class LegacyTarget(Strict):
+    """``targets/<id>.yaml`` (U§5.5), still read."""
+
+    id: str
+    display_name: str | None = None
+    platforms: dict[PlatformKey, PlatformConfig | None] = {}
+    has_custom_ios_driver: bool = False
+    system_prompt: str | None = None
+    tools: list[Any] = []
+    icon: str | None = None
+    electron: dict[str, Any] | None = None
+    mcp_servers: list[McpServerSpec] = []
+
+
+class ToolsetConfig(Strict):
+    """``toolsets/*.yaml`` (U§5.2)."""
+
+    id: str
+    description: str = ""
+    platforms: list[str] | None = None
+    drivers: list[str] | None = None
+    always_enabled: bool = False
+    tools: list[str] = []
+
+
+class ParamDecl(Strict):
+    """One parameter of a YAML-defined tool; ``default`` present means optional."""
+
+    name: str
+    type: ParamType = "string"
+    required: bool | None = None
+    description: str = ""
+    default: Any = None
+
+    @property
+    def has_default(self) -> bool:
+        return "default" in self.model_fields_set
+
+    @property
+    def is_required(self) -> bool:
+        return self.required if self.required is not None else not self.has_default
+
+
+class ToolFile(Strict):
+    """``*.tool.yaml`` (U§5.1 + decision 037): ``class:``, ``tools:`` or ``script:``."""
+
+    id: str
+    description: str | None = None
+    parameters: list[ParamDecl] | None = None
+    class_: str | None = Field(default=None, alias="class")
+    tools: list[Any] | None = None
+    script: str | None = None
+    surface_to_llm: bool = True
+    is_recordable: bool = True
+    requires_host: bool = False
+    is_verification: bool = False
+    platforms: list[str] | None = None
+    drivers: list[str] | None = None
+    shortcut: dict[str, Any] | None = None
+    trailhead: dict[str, Any] | None = None
+
+
+class WorkspaceDefaults(Strict):
+    target: str | None = None
+    llm: Any = None
+    max_llm_calls: int | None = Field(default=None, alias="max-llm-calls")
+
+
+class WorkspaceConfig(Strict):
+    """``trails/config/trailblaze.yaml`` (U§5.4)."""
+
+    targets: list[str] = []
+    defaults: WorkspaceDefaults = WorkspaceDefaults()
+    toolsets: list[Any] = []
+    tools: list[Any] = []
+    providers: Any = None
+    llm: Any = None
+
+
+#: Fields upstream removed; a clear message beats "unknown key".
+REMOVED_FIELDS = {
+    "routes": "`routes:` was removed upstream; describe navigation with trailheads and tools",
+    "use": "`use:` was removed upstream; list the trailmap under `dependencies:`",
+    "extend": "`extend:` was removed upstream; list the trailmap under `dependencies:`",
+    "replace": "`replace:` was removed upstream; declare a trailmap with the same id to shadow it",
+    "system_prompt": "inline `system_prompt:` was removed upstream; use `system_prompt_file:`",
+}
+
+
+def validate(src: Source, node: Node, model: type[Strict], what: str) -> Any:
+    """Validate a node tree against ``model``; problems go to ``src``; None when invalid."""
+    _removed_fields(src, node)
+    try:
+        return model.model_validate(src.value(node))
+    except ValidationError as exc:
+        for error in exc.errors():
+            _report(src, node, model, what, error)
+        return None
+
+
+def _removed_fields(src: Source, node: Node) -> None:
+    if not isinstance(node, MappingNode):
+        return
+    for key_node, value in node.value:
+        key = str(key_node.value)
+        if key in REMOVED_FIELDS:
+            src.problem(key_node, f"`{key}:` is not supported", fix=REMOVED_FIELDS[key])
+        if key == "target":
+            _removed_fields(src, value)
+
+
+def _report(src: Source, root: Node, model: type[Strict], what: str, error: Any) -> None:
+    loc = [part for part in error["loc"] if not (isinstance(part, str) and part.startswith("function-"))]
+    target, key_node = node_at(root, loc)
+    where = what + "".join(f".{p}" if isinstance(p, str) else f"[{p}]" for p in loc[:-1])
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        key = str(loc[-1])
+        if key in REMOVED_FIELDS:
+            return  # already reported with its own message
+        allowed = fields_at(model, loc[:-1])
+        hint = did_you_mean(key, allowed)
+        src.problem(
+            key_node or target,
+            f"unknown key '{key}' in {where}",
+            why=f"{where} allows: {', '.join(allowed)}",
+            fix=hint or f"remove '{key}'",
+        )
+    elif kind == "missing":
+        src.problem(target, f"missing `{loc[-1]}:` in {where}", fix=f"add `{loc[-1]}: ...`")
+    else:
+        label = ".".join(str(p) for p in loc) or what
+        message = str(error["msg"]).removeprefix("Value error, ")
+        src.problem(target, f"{what}: `{label}`: {message}", fix=_fix_for(kind))
+
+
+def _fix_for(kind: str) -> str:
+    if kind.startswith(("string", "bool", "int", "float", "list", "dict")):
+        return "give it a value of the expected type"
+    if kind == "literal_error":
+        return "use one of the listed values"
+    return "see the README for the expected shape"
+
+
+def node_at(root: Node, loc: list[Any]) -> tuple[Node, Node | None]:
+    """The deepest node along ``loc`` (and the key node of the last mapping step)."""
+    node, key_node = root, None
+    for part in loc:
+        if isinstance(node, MappingNode) and isinstance(part, str):
+            found = next(((k, v) for k, v in node.value if str(k.value) == part), None)
+            if found is None:
+                return node, key_node
+            key_node, node = found
+        elif isinstance(node, SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node, key_node = node.value[part], None
+        else:
+            break
+    return node, key_node
+
+
+def fields_at(model: type[BaseModel], loc: list[Any]) -> list[str]:
+    """Field names (by alias) of the model found by walking ``loc`` from ``model``."""
+    current: Any = model
+    for part in loc:
+        if not isinstance(part, str) or not _is_model(current):
+            continue
+        field = current.model_fields.get(part) or next(
+            (f for f in current.model_fields.values() if f.alias == part), None
+        )
+        current = _inner_model(field.annotation) if field is not None else None
+    if not _is_model(current):
+        return []
+    return [f.alias or name for name, f in current.model_fields.items()]
+
+
+def _is_model(obj: Any) -> bool:
+    return isinstance(obj, type) and issubclass(obj, BaseModel)
+
+
+def _inner_model(annotation: Any) -> Any:
+    if _is_model(annotation):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _inner_model(arg)
+        if found is not None:
+            return found
+    return None

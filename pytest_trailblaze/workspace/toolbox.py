@@ -1,0 +1,61 @@
+"""The toolbox: the tools an agent is offered in a session (U§4.11).
+
+It is the union of the always-enabled toolsets, the target's platform toolsets (or the framework
+defaults when the target names none), the tools the target and its platform list, and the tools
+that joined an enabled toolset themselves; minus ``excluded_tools``, minus what the session
+cannot run or what is hidden from agents (``surface_to_llm: false``). Replay is not limited by
+it: a recording may call any registered tool.
+"""
+
+from __future__ import annotations
+
+from ..core.registry import ToolRegistry
+from ..core.tooldef import ToolDescriptor
+from .model import PLATFORM_KEY, Target, Workspace
+from .schema import PlatformConfig, ToolsetConfig
+
+
+def enabled_toolsets(ws: Workspace, target: Target | None, platform: str, driver_key: str) -> list[str]:
+    """Ids of the toolsets enabled for the session, always-enabled ones first."""
+    config = target.platform(platform) if target is not None else None
+    default = ws.defaults.get(PLATFORM_KEY.get(platform, platform)) or PlatformConfig()
+    chosen = (
+        config.tool_sets if config is not None and config.tool_sets is not None else default.tool_sets or []
+    )
+    always = [t.id for t in ws.toolsets.values() if t.always_enabled]
+    ids = list(dict.fromkeys([*always, *chosen]))
+    return [i for i in ids if i in ws.toolsets and _fits(ws.toolsets[i], platform, driver_key)]
+
+
+def _fits(toolset: ToolsetConfig, platform: str, driver_key: str) -> bool:
+    if toolset.platforms and platform not in {p.lower() for p in toolset.platforms}:
+        return False
+    if toolset.drivers and driver_key:
+        keys = {d.lower() for d in toolset.drivers}
+        return driver_key in keys or platform in keys or "all" in keys
+    return True
+
+
+def toolbox(
+    ws: Workspace, target: Target | None, registry: ToolRegistry, *, show_hidden: bool = False
+) -> list[ToolDescriptor]:
+    """Descriptors of the tools offered to an agent in the registry's session."""
+    toolsets = enabled_toolsets(ws, target, registry.platform, registry.driver_key)
+    names = [name for ts in toolsets for name in ws.toolsets[ts].tools]
+    config = target.platform(registry.platform) if target is not None else None
+    if target is not None:
+        names += [*(config.tools if config else []), *target.tools]
+    names += [
+        d.name
+        for d in registry.descriptors()
+        if d.source != "builtin" and (d.toolset is None or d.toolset in toolsets)
+    ]
+    excluded = set(config.excluded_tools) if config else set()
+    offered = []
+    for name in dict.fromkeys(names):
+        if name in excluded or name not in registry:
+            continue
+        tool = registry.get(name)
+        if registry.unsupported_reason(tool) is None and (show_hidden or tool.descriptor.surface_to_llm):
+            offered.append(tool.descriptor)
+    return sorted(offered, key=lambda d: d.name)

@@ -1,0 +1,205 @@
+"""Tools built from a workspace's tool files: compositions (``tools:``), Python callables
+(``class:`` and ``script:``), and placeholders for upstream classes this plugin cannot run.
+
+Python code named by a tool file is imported here, when the workspace loads (collection time),
+so an import error is a ``file:line`` problem before any device starts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+from ..core.composition import expand
+from ..core.errors import FatalToolError, Problem, ToolArgumentError, ToolError, ToolFailure
+from ..core.pycall import ImportFailure, resolve_callable, run_script
+from ..core.tooldef import PythonTool, Tool, ToolDescriptor, ToolResult, explain, tool
+from .model import ToolDef, Workspace
+from .schema import ParamDecl
+
+PARAM_TYPES: dict[str, Any] = {
+    "string": str,
+    "integer": int,
+    "boolean": bool,
+    "number": float,
+    "array": list,
+    "object": dict,
+}
+
+
+def build_tools(ws: Workspace, builtin_names: Iterable[str]) -> tuple[list[Tool], list[Problem]]:
+    """Tools for every definition of the workspace, and the problems met building them."""
+    builtins = set(builtin_names)
+    tools: list[Tool] = []
+    problems: list[Problem] = []
+    for definition in ws.tool_defs.values():
+        try:
+            built = _build(definition, builtins)
+        except ImportFailure as exc:
+            line = "class" if definition.mode == "class" else "script"
+            problems.append(
+                Problem(
+                    definition.span,
+                    f"tool '{definition.name}': cannot load `{line}:`: {exc}",
+                    fix="check the module path (module:attribute or path/to/file.py:attribute)",
+                )
+            )
+            continue
+        if built is None:
+            continue
+        if built.name in builtins and not built.unavailable:
+            problems.append(
+                Problem(
+                    definition.span,
+                    f"tool '{built.name}' collides with the built-in tool of that name",
+                    why="tool names are global within a session",
+                    fix=f"rename it, e.g. '<trailmapId>_{built.name}'",
+                )
+            )
+            continue
+        tools.append(built)
+    return tools, problems
+
+
+def _build(definition: ToolDef, builtins: set[str]) -> Tool | None:
+    mode = definition.mode
+    if mode == "tools":
+        return CompositeTool(definition)
+    if mode == "script":
+        return ScriptTool(
+            definition, resolve_callable(definition.config.script or "", definition.path.parent)
+        )
+    if mode == "class":
+        spec = definition.config.class_ or ""
+        if ":" in spec:
+            return _class_tool(definition, resolve_callable(spec, definition.path.parent))
+        if definition.name in builtins:
+            return None  # an upstream class whose tool this plugin has built in
+        return UnavailableTool(
+            definition, f"its class {spec} is an upstream Kotlin class pytest-trailblaze does not have"
+        )
+    if mode == "declared":
+        return UnavailableTool(definition, "its file declares no implementation (no class, tools or script)")
+    return None  # navigation metadata for a tool defined elsewhere
+
+
+def _class_tool(definition: ToolDef, target: Any) -> Tool:
+    if isinstance(target, PythonTool):
+        if target.name != definition.name:
+            raise ImportFailure(
+                f"it provides tool '{target.name}', but this file's id is '{definition.name}'"
+            )
+        return target
+    if not callable(target):
+        raise ImportFailure(f"{definition.config.class_} is not a function or a @tool")
+    c = definition.config
+    return tool(
+        definition.name,
+        source=f"python:{getattr(target, '__module__', '?')}",
+        surface_to_llm=c.surface_to_llm,
+        is_recordable=c.is_recordable,
+        requires_host=c.requires_host,
+        is_verification=c.is_verification,
+        platforms=c.platforms or (),
+        drivers=c.drivers or (),
+    )(target)
+
+
+def parameters_model(name: str, params: list[ParamDecl]) -> type[BaseModel]:
+    """A pydantic model of declared parameters; omitted optional ones stay unset."""
+    fields: dict[str, Any] = {}
+    for p in params:
+        kind = PARAM_TYPES[p.type]
+        if p.is_required:
+            fields[p.name] = (kind, ...)
+        else:
+            fields[p.name] = (kind | None, p.default if p.has_default else None)
+    config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
+    return create_model(f"{name}_parameters", __config__=config, **fields)
+
+
+class _DefinedTool(Tool):
+    """A tool whose descriptor and parameters come from a tool file."""
+
+    def __init__(self, definition: ToolDef, *, source: str, recordable: bool | None = None) -> None:
+        c = definition.config
+        self.definition = definition
+        self.params = list(c.parameters or [])
+        self.model = parameters_model(definition.name, self.params)
+        self.descriptor = ToolDescriptor(
+            name=definition.name,
+            description=" ".join((c.description or "").split()),
+            source=source,
+            surface_to_llm=c.surface_to_llm,
+            is_recordable=c.is_recordable if recordable is None else recordable,
+            requires_host=c.requires_host,
+            is_verification=c.is_verification,
+            platforms=frozenset(p.lower() for p in c.platforms or ()),
+            drivers=frozenset(d.lower() for d in c.drivers or ()),
+            schema_factory=self.model.model_json_schema,
+        )
+
+    def validate(self, args: Any) -> dict[str, Any]:
+        """Typed parameter values; explicit nulls and omitted optional parameters are left out."""
+        given = {k: v for k, v in dict(args).items() if v is not None}
+        try:
+            model = self.model.model_validate(given)
+        except ValidationError as exc:
+            raise ToolArgumentError(explain(exc, self.name, self.model), tool=self.name) from None
+        defaults = {p.name for p in self.params if p.has_default}
+        return {k: getattr(model, k) for k in type(model).model_fields if k in given or k in defaults}
+
+
+class CompositeTool(_DefinedTool):
+    """``tools:`` mode: expands into other tool calls, dispatched one by one in order."""
+
+    def __init__(self, definition: ToolDef) -> None:
+        super().__init__(definition, source=f"yaml:{definition.path.name}")
+
+    def invoke(self, ctx: Any, validated: dict[str, Any]) -> ToolResult:
+        declared = {p.name for p in self.params}
+        calls = expand(self.definition.expansion, validated, declared)
+        for index, (name, args) in enumerate(calls, start=1):
+            try:
+                ctx.run(name, args)
+            except FatalToolError:
+                raise
+            except ToolError as exc:
+                raise ToolFailure(
+                    f"call {index} of {len(calls)} ({name}) failed: {exc}", tool=self.name
+                ) from exc
+        return ToolResult(message=f"{self.name}: ran {len(calls)} tool call(s)")
+
+
+class ScriptTool(_DefinedTool):
+    """``script:`` mode: a Python callable ``(params, ctx)`` that may call tools through ``ctx.execute``.
+
+    The wrapper is never recorded; the tools it runs are, each as its own entry.
+    """
+
+    def __init__(self, definition: ToolDef, function: Callable[..., Any]) -> None:
+        super().__init__(definition, source=f"script:{definition.path.name}", recordable=False)
+        if not callable(function):
+            raise ImportFailure(f"{definition.config.script} is not callable")
+        self.function = function
+
+    def invoke(self, ctx: Any, validated: dict[str, Any]) -> ToolResult:
+        return run_script(self.function, dict(validated), ctx, self.name)
+
+
+class UnavailableTool(_DefinedTool):
+    """A declared tool with no implementation here: known, but every call says why it cannot run."""
+
+    def __init__(self, definition: ToolDef, reason: str) -> None:
+        super().__init__(definition, source=f"yaml:{definition.path.name}")
+        self.unavailable = (
+            f"tool '{definition.name}' (declared at {definition.span}) is unavailable: {reason}"
+        )
+
+    def validate(self, args: Any) -> dict[str, Any]:
+        return dict(args)
+
+    def invoke(self, ctx: Any, validated: dict[str, Any]) -> ToolResult:
+        raise ToolFailure(self.unavailable, tool=self.name)
