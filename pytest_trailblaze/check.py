@@ -9,6 +9,7 @@ workspace met on the way is checked once: its files, tool definitions, naming an
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,16 +17,19 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .core.context import DeviceInfo
 from .core.devices import platform_of
-from .core.errors import Problem, ToolError, TrailLoadError
+from .core.errors import Problem, ToolError, ToolServerError, TrailLoadError
 from .core.loader import load_trail
 from .core.model import ANY_DEVICE, SourceSpan, Step, ToolCall, Trail
 from .core.registry import ANNOTATION_ARGS, ToolRegistry
 from .core.tokens import args_references, strings_in
 from .core.tooldef import PythonTool, Tool, explain
 from .core.yamlsource import did_you_mean
+from .mcp.server import handshake_timeout_default
+from .mcp.toolsets import McpToolsets
 from .tools import builtin_tools
-from .workspace import Workspace, WorkspaceLoader, find_config_dir
+from .workspace import Target, Workspace, WorkspaceLoader, find_config_dir
 from .workspace.tools import parameters_model
 
 DEFAULT_PATTERNS = ("*.trail.yaml", "trail.yaml")
@@ -47,21 +51,40 @@ class CheckReport:
 
 
 class Checker:
-    """Checks trails, loading each workspace once and building one registry per scope."""
+    """Checks trails, loading each workspace once and building one registry per scope.
 
-    def __init__(self, *, config_dir: Path | None = None, strict: bool = False) -> None:
+    A target's MCP servers are started (with a nominal device, see ``discovery_device``) so that
+    calls to their tools are checked like any other, and stopped when the check ends; with
+    ``servers=False`` they are not, and calls no other source knows become warnings.
+    """
+
+    def __init__(
+        self,
+        *,
+        config_dir: Path | None = None,
+        strict: bool = False,
+        servers: bool = True,
+        log_dir: Path | None = None,
+    ) -> None:
         self.builtins = builtin_tools()
         self.loader = WorkspaceLoader(builtin_names=(t.name for t in self.builtins), strict=strict)
         self.config_dir = config_dir
         self.report = CheckReport()
-        self._registries: dict[tuple[Path | None, str], ToolRegistry] = {}
+        self.servers = servers
+        self.log_dir = log_dir or Path(tempfile.gettempdir()) / "trailblaze-check-logs"
+        self._mcp: McpToolsets | None = None
+        self._registries: dict[tuple[Any, ...], ToolRegistry | ToolServerError] = {}
 
     def run(self, paths: Iterable[Path]) -> CheckReport:
         paths = list(paths)
-        for config_dir in workspaces_under(paths):
-            self.workspace(config_dir)
-        for path in trail_files(paths):
-            self.check_file(path)
+        try:
+            for config_dir in workspaces_under(paths):
+                self.workspace(config_dir)
+            for path in trail_files(paths):
+                self.check_file(path)
+        finally:
+            if self._mcp is not None:
+                self._mcp.close()
         return self.report
 
     def workspace(self, config_dir: Path) -> Workspace:
@@ -72,14 +95,30 @@ class Checker:
             self.report.problems.extend(ws.problems)
         return ws
 
-    def registry(self, ws: Workspace | None, platform: str) -> ToolRegistry:
-        key = (ws.config_dir if ws else None, platform)
+    def registry(
+        self, ws: Workspace | None, target: Target | None, platform: str
+    ) -> ToolRegistry | ToolServerError:
+        key = (ws.config_dir if ws else None, target.id if target else "", platform)
         if key not in self._registries:
-            registry = ToolRegistry(platform=platform, driver_key=DEFAULT_DRIVERS.get(platform, ""))
+            device = discovery_device(platform)
+            registry = ToolRegistry(platform=platform, driver_key=device.driver_key)
             registry.register_all(self.builtins)
             registry.register_all(ws.tools if ws else ())
+            try:
+                if target is not None and target.mcp_servers and self.servers:
+                    registry.register_all(self.mcp().tools_for(key, target, device, "host"))
+            except ToolServerError as exc:
+                self._registries[key] = exc
+                return exc
             self._registries[key] = registry
         return self._registries[key]
+
+    def mcp(self) -> McpToolsets:
+        if self._mcp is None:
+            self._mcp = McpToolsets(
+                self.log_dir, handshake_timeout=handshake_timeout_default(), call_timeout=30.0, worker="check"
+            )
+        return self._mcp
 
     def check_file(self, path: Path) -> None:
         self.report.files += 1
@@ -93,8 +132,33 @@ class Checker:
         ws = self.workspace(config_dir) if config_dir else None
         if ws is not None and ws.errors:
             return  # its problems are reported once; tool checks against it would only echo them
-        self.report.problems.extend(_target_problems(trail, ws))
-        self.report.problems.extend(check_trail(trail, lambda p: self.registry(ws, p)))
+        target_problems = _target_problems(trail, ws)
+        self.report.problems.extend(target_problems)
+        target = ws.resolve_target(trail.config.target) if ws is not None and not target_problems else None
+        unverified = target is not None and bool(target.mcp_servers) and not self.servers
+        for platform in trail.platforms() or ("web",):
+            registry = self.registry(ws, target, platform)
+            if isinstance(registry, ToolServerError):
+                span = trail.config.spans.get("target") or SourceSpan(trail.path, 1, 1)
+                self.report.problems.append(
+                    Problem(
+                        span,
+                        f"cannot check the tools of target '{target.id}'",
+                        why=str(registry).splitlines()[0],
+                        fix="fix the MCP server",
+                    )
+                )
+                continue
+            self.report.problems.extend(check_platform(trail, registry, platform, unverified=unverified))
+        self.report.problems.extend(_undeclared_args(trail))
+
+
+def discovery_device(platform: str) -> DeviceInfo:
+    """The nominal device ``check`` and ``toolbox`` give MCP servers they start to list tools."""
+    width, height = {"web": (1280, 800), "android": (1080, 2400), "ios": (1179, 2556)}.get(
+        platform, (1280, 800)
+    )
+    return DeviceInfo(platform, DEFAULT_DRIVERS.get(platform, ""), width, height)
 
 
 def workspaces_under(paths: Iterable[Path]) -> list[Path]:
@@ -136,12 +200,32 @@ def _target_problems(trail: Trail, ws: Workspace | None) -> list[Problem]:
 
 
 def check_trail(trail: Trail, registry_for: Any) -> list[Problem]:
+    """Every problem of a trail against ``registry_for(platform)`` registries."""
     problems = _undeclared_args(trail)
     for platform in trail.platforms() or ("web",):
-        registry = registry_for(platform)
-        for step in _steps(trail):
-            for call in _calls_for(step, platform):
-                problems.extend(check_call(call, registry, platform))
+        problems.extend(check_platform(trail, registry_for(platform), platform))
+    return problems
+
+
+def check_platform(
+    trail: Trail, registry: ToolRegistry, platform: str, *, unverified: bool = False
+) -> list[Problem]:
+    """Problems of the calls a trail records for one platform."""
+    problems = []
+    for step in _steps(trail):
+        for call in _calls_for(step, platform):
+            found = check_call(call, registry, platform)
+            if unverified and call.name not in registry:
+                found = [
+                    Problem(
+                        call.span,
+                        f"tool '{call.name}' not checked (on {platform})",
+                        why="no built-in or workspace tool has this name, and MCP servers were not started",
+                        fix="run without --no-servers to check it",
+                        severity="warning",
+                    )
+                ]
+            problems.extend(found)
     return problems
 
 

@@ -7,18 +7,21 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
-from .check import Checker
+from .check import Checker, discovery_device
 from .core.devices import DRIVER_TYPES, PLATFORMS
+from .core.errors import RegistryError, ToolServerError
 from .core.naming import category
 from .core.registry import ToolRegistry
 from .core.yamlsource import did_you_mean
+from .mcp.server import handshake_timeout_default
+from .mcp.toolsets import McpToolsets
 from .tools import builtin_tools
 from .workspace import Workspace, WorkspaceLoader, find_config_dir, toolbox
-
-DEFAULT_DRIVERS = {"web": "playwright-native"}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -30,6 +33,11 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("paths", nargs="+", type=Path, help="trail files or folders to search")
     check.add_argument("--strict", action="store_true", help="report naming and scoping warnings as findings")
     check.add_argument("--config-dir", type=Path, help="workspace config folder (holding trailblaze.yaml)")
+    check.add_argument(
+        "--no-servers",
+        action="store_true",
+        help="do not start targets' MCP servers; their tools are then not checked",
+    )
     box = sub.add_parser("toolbox", help="list the tools an agent is offered for a target and platform")
     box.add_argument("--target", help="target id (default: the workspace's default target)")
     box.add_argument("--platform", choices=PLATFORMS, default="web")
@@ -41,12 +49,12 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run_check(paths: Sequence[Path], *, strict: bool, config_dir: Path | None) -> int:
+def run_check(paths: Sequence[Path], *, strict: bool, config_dir: Path | None, servers: bool = True) -> int:
     missing = [p for p in (*paths, *([config_dir] if config_dir else [])) if not p.exists()]
     if missing:
         print(f"trailblaze check: no such file or folder: {', '.join(map(str, missing))}", file=sys.stderr)
         return 2
-    report = Checker(config_dir=config_dir, strict=strict).run(paths)
+    report = Checker(config_dir=config_dir, strict=strict, servers=servers).run(paths)
     for problem in report.problems:
         print(problem.format())
     findings = report.findings(strict=strict)
@@ -88,14 +96,27 @@ def run_toolbox(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    registry = ToolRegistry(
-        platform=args.platform, driver_key=args.driver or DEFAULT_DRIVERS.get(args.platform, "")
-    )
+    device = discovery_device(args.platform)
+    device = replace(device, driver_key=args.driver or device.driver_key)
+    registry = ToolRegistry(platform=args.platform, driver_key=device.driver_key)
     registry.register_all([*builtins, *ws.tools])
+    logs = Path(tempfile.gettempdir()) / "trailblaze-toolbox-logs"
+    mcp = McpToolsets(
+        logs, handshake_timeout=handshake_timeout_default(), call_timeout=30.0, worker="toolbox"
+    )
+    try:
+        if target is not None and target.mcp_servers:
+            registry.register_all(mcp.tools_for("toolbox", target, device, "host"))
+    except (ToolServerError, RegistryError) as exc:
+        print(f"trailblaze toolbox: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        mcp.close()
     offered = toolbox(ws, target, registry, show_hidden=args.all)
     for descriptor in offered:
         line = descriptor.description.split(". ")[0].rstrip(".")
-        print(f"{descriptor.name:<34} {category(descriptor.name):<13} {descriptor.source:<24} {line}")
+        source = descriptor.source.split(" (")[0]
+        print(f"{descriptor.name:<34} {category(descriptor.name):<13} {source:<24} {line}")
     where = f"target {target.id}" if target else "no target"
     print(f"{len(offered)} tool(s) for {args.platform} ({where})")
     return 0
@@ -107,7 +128,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:
         return 2 if exc.code not in (0, None) else 0
     if args.command == "check":
-        return run_check(args.paths, strict=args.strict, config_dir=args.config_dir)
+        return run_check(
+            args.paths, strict=args.strict, config_dir=args.config_dir, servers=not args.no_servers
+        )
     return run_toolbox(args)
 
 

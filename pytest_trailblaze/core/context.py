@@ -66,8 +66,9 @@ class ToolContext:
     tool_log: list[ToolLogEntry] = field(default_factory=list)
     #: Index in ``tool_log`` of the call that made the calls of this context (set by ``run``).
     log_parent: int | None = None
-    #: Index in ``tool_log`` of the call running in this context (set by the registry).
+    #: Index in ``tool_log`` of the call running in this context, and its tool (set by the registry).
     current_entry: int | None = None
+    current_tool: str | None = None
     #: The tools an agent is offered in this session (empty when there is no workspace).
     toolbox: tuple[ToolDescriptor, ...] = ()
 
@@ -77,8 +78,9 @@ class ToolContext:
 
     def run(self, name: str, params: Mapping[str, Any] | None = None) -> Any:
         """Call another tool through the same dispatcher; failures raise."""
+        caller = self.call_chain or ((self.current_tool,) if self.current_tool else ())
         if self.depth + 1 > MAX_DEPTH:
-            chain = " -> ".join((*self.call_chain, name))
+            chain = " -> ".join((*caller, name))
             raise FatalToolError(
                 f"tool calls nested deeper than {MAX_DEPTH} levels: {chain}\n"
                 f"  fix: a tool probably calls itself; break the cycle",
@@ -92,7 +94,7 @@ class ToolContext:
             trail_path=self.trail_path,
             artifacts_dir=self.artifacts_dir,
             depth=self.depth + 1,
-            call_chain=(*self.call_chain, name),
+            call_chain=(*caller, name),
             tool_log=self.tool_log,
             log_parent=self.current_entry,
             toolbox=self.toolbox,

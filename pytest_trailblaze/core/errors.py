@@ -7,6 +7,7 @@ Every error derives from one base so callers can catch the whole family:
     ├── ConfigurationError    bad options, settings or trail args; raised before anything runs
     ├── RegistryError         a tool cannot be registered (name collision, bad definition)
     ├── DriverError           a driver (browser, device) could not start or broke underneath a trail
+    ├── ToolServerError       an MCP tool server could not start, or died (pytest ERROR)
     ├── TrailheadError        the trailhead could not reach the starting state (pytest ERROR)
     ├── ToolError             a single tool call went wrong
     │   ├── UnknownToolError      no tool of that name in the session's registry
@@ -84,6 +85,10 @@ class RegistryError(TrailblazeError):
 
 class DriverError(TrailblazeError):
     """A driver could not start, or broke while a trail was running."""
+
+
+class ToolServerError(TrailblazeError):
+    """An MCP tool server could not start, or died; the trails that need it cannot run."""
 
 
 class TrailheadError(TrailblazeError):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
 NAME_RE = re.compile(r"^[a-z][a-zA-Z0-9]*(_[a-z][a-zA-Z0-9]*)*$")
 WIRE_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -121,8 +122,10 @@ def device_type_in(name: str) -> str | None:
     """The device-type word in a name (``iphone`` in ``shop_iphone_scroll``), if any."""
     for segment in name.split("_"):
         words = [w.lower() for w in _WORDS.findall(segment)]
-        for device in DEVICE_TYPES:
-            if segment.lower() == device or device in words:
+        # camelCase splits ``iPhone`` into ``i`` + ``phone``: join neighbours so it reads ``iphone``.
+        pairs = [a + b for a, b in pairwise(words)]
+        for device in sorted(DEVICE_TYPES, key=len, reverse=True):
+            if segment.lower() == device or device in words or device in pairs:
                 return device
     return None
 
@@ -136,10 +139,16 @@ def local_half(name: str) -> str:
 
 def suggest(name: str) -> str:
     """A conforming spelling of a malformed name: lowerCamelCase words, single underscores."""
-    parts = [p for p in re.split(r"[^A-Za-z0-9]+", name) if p]
-    fixed = [p[0].lower() + p[1:] for p in parts]
-    text = "_".join(fixed) or "toolName"
-    return f"tool_{text}" if text[0].isdigit() else text
+    fixed: list[str] = []
+    for part in (p for p in re.split(r"[^A-Za-z0-9]+", name) if p):
+        part = part[0].lower() + part[1:]
+        if part[0].isdigit():  # a segment cannot start with a digit: join it to the word before
+            if fixed:
+                fixed[-1] += part
+                continue
+            part = f"tool{part}"
+        fixed.append(part)
+    return "_".join(fixed) or "toolName"
 
 
 def check_trailmap_id(trailmap_id: str) -> str | None:

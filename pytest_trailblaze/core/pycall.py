@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import itertools
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -53,9 +54,14 @@ def _load_module(name: str, base_dir: Path) -> Any:
 
 
 def _load_file(path: Path) -> Any:
-    module_name = f"trailblaze_tools.{path.stem}_{abs(hash(str(path))) & 0xFFFFFF:x}"
-    if module_name in sys.modules:
-        return sys.modules[module_name]
+    module_name = f"trailblaze_tools.{path.stem}"
+    for number in itertools.count(2):
+        loaded = sys.modules.get(module_name)
+        if loaded is None:
+            break
+        if getattr(loaded, "__file__", None) == str(path):
+            return loaded
+        module_name = f"trailblaze_tools.{path.stem}{number}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise ImportFailure(f"{path} cannot be imported")

@@ -14,7 +14,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from .errors import RegistryError, ToolError, UnknownToolError, UnsupportedToolError
+from .errors import (
+    ConfigurationError,
+    RegistryError,
+    ToolArgumentError,
+    ToolError,
+    UnknownToolError,
+    UnsupportedToolError,
+)
 from .memory import MASK, mask_with
 from .tokens import strings_in
 from .tooldef import Tool, ToolDescriptor, ToolResult
@@ -151,10 +158,18 @@ class ToolRegistry:
     # -- dispatch ---------------------------------------------------------------------------
     def execute(self, name: str, raw_args: Mapping[str, Any], ctx: Any) -> ToolResult:
         """Interpolate, validate and run one tool call; every path through here is observed."""
-        args = {k: v for k, v in ctx.memory.interpolate(dict(raw_args)).items() if k not in ANNOTATION_ARGS}
+        args = {k: v for k, v in dict(raw_args).items() if k not in ANNOTATION_ARGS}
+        try:
+            args = ctx.memory.interpolate(args)
+        except ConfigurationError as exc:  # a malformed token: the call's own fault, reported like one
+            interpolation_error: ToolError | None = ToolArgumentError(str(exc), tool=name)
+        else:
+            interpolation_error = None
         shown = self._shown(name, args, ctx)
         entry = _LogSlot(ctx, name, shown, self._tools.get(name))
         try:
+            if interpolation_error is not None:
+                raise interpolation_error
             tool = self.check(name)
             validated = tool.validate(args)
             for observer in self.observers:
@@ -200,6 +215,7 @@ class _LogSlot:
 
     def __init__(self, ctx: Any, name: str, shown: Mapping[str, Any], tool: Tool | None) -> None:
         self.ctx = ctx
+        self.name = name
         self.log: list[ToolLogEntry] | None = getattr(ctx, "tool_log", None)
         self.start = time.perf_counter()
         self.index = -1
@@ -213,13 +229,14 @@ class _LogSlot:
 
     @contextmanager
     def running(self) -> Iterator[None]:
-        """While the tool runs, calls it makes through its context name this entry as parent."""
-        previous = getattr(self.ctx, "current_entry", None)
+        """While the tool runs, calls it makes through its context name it (and this entry) as parent."""
+        previous = getattr(self.ctx, "current_entry", None), getattr(self.ctx, "current_tool", None)
         self.ctx.current_entry = self.index if self.index >= 0 else None
+        self.ctx.current_tool = self.name
         try:
             yield
         finally:
-            self.ctx.current_entry = previous
+            self.ctx.current_entry, self.ctx.current_tool = previous
 
     def close(self, ok: bool, message: str) -> None:
         if self.log is not None:

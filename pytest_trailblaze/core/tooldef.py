@@ -115,6 +115,7 @@ class PythonTool(Tool):
 
     def invoke(self, ctx: Any, validated: BaseModel) -> ToolResult:
         values = {name: getattr(validated, name) for name in type(validated).model_fields}
+        values.update(validated.model_extra or {})  # a function taking **kwargs gets the rest
         try:
             return ToolResult.of(self.fn(ctx, **values))
         except ToolError:
@@ -128,13 +129,16 @@ def arguments_model(fn: Callable[..., Any], name: str) -> type[BaseModel]:
     hints = get_type_hints(fn, include_extras=True)
     params = list(inspect.signature(fn).parameters.values())[1:]
     fields: dict[str, Any] = {}
+    takes_any = any(p.kind == p.VAR_KEYWORD for p in params)
     for param in params:
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             continue
         annotation = hints.get(param.name, Any)
         default = ... if param.default is inspect.Parameter.empty else param.default
         fields[param.name] = (annotation, default)
-    config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, coerce_numbers_to_str=True)
+    config = ConfigDict(
+        extra="allow" if takes_any else "forbid", arbitrary_types_allowed=True, coerce_numbers_to_str=True
+    )
     return create_model(f"{name}_arguments", __config__=config, **fields)
 
 

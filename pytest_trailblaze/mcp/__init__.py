@@ -1,0 +1,11 @@
+"""MCP subprocess tool servers (SPEC §5).
+
+This package's top level stays light: Python MCP servers import ``trailblaze_context`` from it,
+and a server process should not pay for the client machinery.
+"""
+
+from __future__ import annotations
+
+from .context import DeviceContext, TrailblazeContext, trailblaze_context
+
+__all__ = ["DeviceContext", "TrailblazeContext", "trailblaze_context"]

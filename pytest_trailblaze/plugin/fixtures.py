@@ -17,6 +17,7 @@ from ..core.context import DeviceInfo
 from ..core.memory import Memory
 from ..core.registry import ToolRegistry
 from ..drivers.playwright import BrowserHost, BrowserOptions
+from ..mcp.toolsets import McpToolsets
 from ..workspace import Workspace
 from .collection import NO_DRIVER, TrailItem
 from .options import SETTINGS_KEY, Settings
@@ -71,11 +72,29 @@ def trailblaze_tool_catalog(pytestconfig: pytest.Config) -> ToolCatalog:
 
 
 @pytest.fixture(scope="session")
+def trailblaze_mcp_toolsets(
+    pytestconfig: pytest.Config, trailblaze_settings: Settings
+) -> Iterator[McpToolsets]:
+    """The worker's MCP tool servers by session scope; all stopped at the end of the session."""
+    worker = getattr(pytestconfig, "workerinput", {}).get("workerid", "main")
+    toolsets = McpToolsets(
+        trailblaze_settings.output_dir / "mcp-logs",
+        handshake_timeout=trailblaze_settings.mcp_handshake_timeout,
+        call_timeout=trailblaze_settings.mcp_call_timeout,
+        worker=worker,
+    )
+    try:
+        yield toolsets
+    finally:
+        toolsets.close()
+
+
+@pytest.fixture(scope="session")
 def trailblaze_sessions(
-    pytestconfig: pytest.Config, trailblaze_tool_catalog: ToolCatalog
+    pytestconfig: pytest.Config, trailblaze_tool_catalog: ToolCatalog, trailblaze_mcp_toolsets: McpToolsets
 ) -> SessionRegistries:
     """The worker's tool registries, one per session scope (target, platform, driver, agent mode)."""
-    return SessionRegistries(trailblaze_tool_catalog, pytestconfig.hook)
+    return SessionRegistries(trailblaze_tool_catalog, pytestconfig.hook, trailblaze_mcp_toolsets)
 
 
 @pytest.fixture
@@ -118,8 +137,7 @@ def trailblaze_registry(
     return trailblaze_sessions.get(
         workspace=item.workspace,
         target=item.target,
-        platform=trailblaze_device_info.platform,
-        driver_key=trailblaze_device_info.driver_key,
+        device=trailblaze_device_info,
         agent_mode=trailblaze_settings.agent_mode,
     )
 
@@ -155,5 +173,9 @@ def trailblaze_run(
         trailblaze_settings,
     )
     item.trailblaze_run = run
+    scope = SessionRegistries.scope(
+        item.workspace, item.target, trailblaze_device_info, trailblaze_settings.agent_mode
+    )
+    run.server_logs = request.getfixturevalue("trailblaze_mcp_toolsets").logs(scope)
     run.start()
     return run

@@ -13,6 +13,7 @@ import yaml
 
 from ..core.devices import DRIVER_TYPES, driver_type
 from ..drivers.playwright import BrowserOptions
+from ..mcp.server import handshake_timeout_default
 
 SETTINGS_KEY = pytest.StashKey["Settings"]()
 DEFAULT_PATTERNS = ("*.trail.yaml", "trail.yaml")
@@ -37,6 +38,8 @@ class Settings:
     screenshots: str = "on-failure"
     config_dir: Path | None = None
     strict: bool = False
+    mcp_handshake_timeout: float = 60.0
+    mcp_call_timeout: float = 60.0
 
     def configured_platforms(self) -> frozenset[str]:
         """Platforms this run has a driver for; web always (Playwright is built in)."""
@@ -187,6 +190,19 @@ def add_options(parser: pytest.Parser) -> None:
         help="treat naming and trailmap-scoping warnings as errors",
     )
     option(
+        "mcp-handshake-timeout",
+        "trailblaze_mcp_handshake_timeout",
+        metavar="SECONDS",
+        help="how long an MCP server may take to answer `initialize` (default 60, or "
+        "TRAILBLAZE_MCP_SUBPROCESS_HANDSHAKE_TIMEOUT_MS)",
+    )
+    option(
+        "mcp-call-timeout",
+        "trailblaze_mcp_call_timeout",
+        metavar="SECONDS",
+        help="how long one MCP tool call may take before the server is stopped (default 60)",
+    )
+    option(
         "full-trace",
         action="store_true",
         default=False,
@@ -239,6 +255,16 @@ def resolve_settings(config: pytest.Config) -> Settings:
         strict=bool(
             opt.trailblaze_strict if opt.trailblaze_strict is not None else config.getini("trailblaze_strict")
         ),
+        mcp_handshake_timeout=_seconds(
+            _pick(opt.trailblaze_mcp_handshake_timeout, config.getini("trailblaze_mcp_handshake_timeout")),
+            "--trailblaze-mcp-handshake-timeout",
+            default=handshake_timeout_default(),
+        ),
+        mcp_call_timeout=_seconds(
+            _pick(opt.trailblaze_mcp_call_timeout, config.getini("trailblaze_mcp_call_timeout")),
+            "--trailblaze-mcp-call-timeout",
+            default=60.0,
+        ),
     )
 
 
@@ -249,6 +275,18 @@ def _config_dir(value: Any, config: pytest.Config) -> Path | None:
     if not (path / "trailblaze.yaml").is_file():
         raise pytest.UsageError(f"--trailblaze-config-dir {value}: no trailblaze.yaml in {path}")
     return path.resolve()
+
+
+def _seconds(text: Any, option: str, default: float) -> float:
+    if text in (None, ""):
+        return default
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        raise pytest.UsageError(f"{option} expects a number of seconds, got {text!r}") from None
+    if value <= 0:
+        raise pytest.UsageError(f"{option} must be positive, got {value:g}")
+    return value
 
 
 def _pick(cli: Any, ini: Any) -> Any:

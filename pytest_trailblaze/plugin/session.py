@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 from collections.abc import Mapping
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from ..core.memory import Memory
 from ..core.registry import ToolRegistry
 from ..core.runner import ResolvedStep, StepFailureInfo, TrailRunner, plan_trail
 from ..core.tooldef import Tool, ToolResult
+from ..mcp.toolsets import McpToolsets
 from ..workspace import Target, Workspace, toolbox
 from .options import Settings
 
@@ -61,42 +63,63 @@ class HookObserver:
 
 
 class SessionRegistries:
-    """Registries per session scope for this worker: (workspace, target, platform, driver, agent mode)."""
+    """Registries per session scope for this worker: (workspace, target, platform, driver, agent mode).
 
-    def __init__(self, catalog: ToolCatalog, hook: Any) -> None:
+    A scope's registry holds the built-in tools, the workspace's tools, the catalog's tools and
+    the tools of the target's MCP servers (started when the scope's first trail needs them). A
+    scope that failed to build fails the same way for every later trail, without retrying.
+    """
+
+    def __init__(self, catalog: ToolCatalog, hook: Any, mcp: McpToolsets) -> None:
         self.catalog = catalog
         self.hook = hook
+        self.mcp = mcp
         self._registries: dict[tuple[Any, ...], ToolRegistry] = {}
+        self._failures: dict[tuple[Any, ...], TrailblazeError] = {}
 
-    def get(
-        self,
-        *,
-        workspace: Workspace | None,
-        target: Target | None,
-        platform: str,
-        driver_key: str,
-        agent_mode: str,
-    ) -> ToolRegistry:
-        key = (
+    @staticmethod
+    def scope(
+        workspace: Workspace | None, target: Target | None, device: DeviceInfo, agent_mode: str
+    ) -> tuple[Any, ...]:
+        return (
             workspace.config_dir if workspace else None,
             target.id if target else "",
-            platform,
-            driver_key,
+            device.platform,
+            device.driver_key,
             agent_mode,
         )
+
+    def get(
+        self, *, workspace: Workspace | None, target: Target | None, device: DeviceInfo, agent_mode: str
+    ) -> ToolRegistry:
+        key = self.scope(workspace, target, device, agent_mode)
+        if key in self._failures:
+            raise type(self._failures[key])(str(self._failures[key]))
         if key not in self._registries:
-            self._registries[key] = self._build(workspace, platform, driver_key, agent_mode)
+            try:
+                self._registries[key] = self._build(key, workspace, target, device, agent_mode)
+            except TrailblazeError as exc:
+                self._failures[key] = exc
+                raise
+        self.mcp.check_alive(key)
         return self._registries[key]
 
     def _build(
-        self, workspace: Workspace | None, platform: str, driver_key: str, agent_mode: str
+        self,
+        key: tuple[Any, ...],
+        workspace: Workspace | None,
+        target: Target | None,
+        device: DeviceInfo,
+        agent_mode: str,
     ) -> ToolRegistry:
         from ..tools import builtin_tools
 
-        registry = ToolRegistry(platform=platform, driver_key=driver_key, agent_mode=agent_mode)
+        registry = ToolRegistry(platform=device.platform, driver_key=device.driver_key, agent_mode=agent_mode)
         registry.register_all(builtin_tools())
         registry.register_all(workspace.tools if workspace else ())
         registry.register_all(self.catalog.tools())
+        if target is not None and target.mcp_servers:
+            registry.register_all(self.mcp.tools_for(key, target, device, agent_mode))
         registry.observers.append(HookObserver(self.hook))
         return registry
 
@@ -141,6 +164,7 @@ class TrailRun:
         self.plan = plan_trail(item.trail, device.chain())
         self._check_agent_policy()
         self.artifacts = artifacts_dir(settings, item.nodeid)
+        self.server_logs: list[Path] = []
         shutil.rmtree(self.artifacts, ignore_errors=True)
         ctx = ToolContext(registry, memory, device, driver, str(item.path), self.artifacts)
         if item.workspace is not None:
@@ -196,7 +220,8 @@ class TrailRun:
             self.publish()
 
     def _capture(self, exc: TrailblazeError) -> None:
-        """Screenshot the page at the failure and name the file in the failure message."""
+        """Keep the evidence of a failure in the test's artifacts: server logs and a screenshot."""
+        self._copy_server_logs()
         if self.settings.screenshots == "off" or not hasattr(self.driver, "screenshot"):
             return
         try:
@@ -212,6 +237,12 @@ class TrailRun:
             exc.with_screenshot(self.screenshot)
         else:
             exc.args = (f"{exc.args[0]}\n  screenshot: {self.screenshot}",)
+
+    def _copy_server_logs(self) -> None:
+        for log in self.server_logs:
+            self.artifacts.mkdir(parents=True, exist_ok=True)
+            with suppress(OSError):
+                shutil.copyfile(log, self.artifacts / f"mcp-{log.name}")
 
     # -- reporting ----------------------------------------------------------------------------
     def properties(self) -> list[tuple[str, str]]:

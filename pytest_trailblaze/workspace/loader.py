@@ -8,7 +8,7 @@ Everything is validated at load, before any device starts. Every problem carries
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -106,10 +106,19 @@ class _Load:
             )
             return self.ws
         self.read_config(config_path)
-        discovered = {p.parent.name: p for p in sorted(self.dir.glob("trailmaps/*/trailmap.yaml"))}
-        manifests = {tid: m for tid, m in ((t, self.read_manifest(p)) for t, p in discovered.items()) if m}
-        for trailmap_id in self.selected(manifests):
-            self.add_trailmap(manifests[trailmap_id], discovered[trailmap_id])
+        manifests: dict[str, tuple[TrailmapManifest, Node, Source]] = {}
+        paths: dict[str, Path] = {}
+        broken: set[str] = set()  # folders whose manifest has errors (already reported)
+        for path in sorted(self.dir.glob("trailmaps/*/trailmap.yaml")):
+            loaded = self.read_manifest(path)
+            if loaded is None:
+                broken.add(path.parent.name)
+            elif loaded[0].id in manifests:
+                self.duplicate_trailmap(loaded, paths[loaded[0].id])
+            else:
+                manifests[loaded[0].id], paths[loaded[0].id] = loaded, path
+        for trailmap_id in self.selected(manifests, broken):
+            self.add_trailmap(manifests[trailmap_id], paths[trailmap_id])
         for path in sorted(self.dir.glob("targets/*.yaml")):
             self.add_legacy_target(path)
         self.add_workspace_entries()
@@ -131,13 +140,20 @@ class _Load:
             self.config_node = (src, node)
         self.keep(src)
 
-    def selected(self, manifests: dict[str, tuple[TrailmapManifest, Node, Source]]) -> list[str]:
-        """The trailmaps ``targets:`` asks for (all when it is empty), plus their dependencies."""
+    def selected(
+        self, manifests: dict[str, tuple[TrailmapManifest, Node, Source]], broken: Collection[str] = ()
+    ) -> list[str]:
+        """The trailmaps ``targets:`` asks for (all when it is empty), plus their dependencies.
+
+        A trailmap whose manifest has errors is skipped quietly: its own problems say what is wrong.
+        """
         wanted = list(self.ws.config.targets) or list(manifests)
         chosen: list[str] = []
         while wanted:
             trailmap_id = wanted.pop(0)
             if trailmap_id in chosen or (trailmap_id in FRAMEWORK_IDS and trailmap_id not in manifests):
+                continue
+            if trailmap_id in broken and trailmap_id not in manifests:
                 continue
             if trailmap_id not in manifests:
                 self.missing_trailmap(trailmap_id, list(manifests))
@@ -145,6 +161,15 @@ class _Load:
             chosen.append(trailmap_id)
             wanted.extend(manifests[trailmap_id][0].dependencies)
         return chosen
+
+    def duplicate_trailmap(self, loaded: tuple[TrailmapManifest, Node, Source], first: Path) -> None:
+        manifest, node, src = loaded
+        self.problem(
+            src.span(node_at(node, ["id"])[0]),
+            f"trailmap id '{manifest.id}' is declared twice",
+            why=f"also declared by {_shown(first)}",
+            fix="give each trailmap its own id (the folder name, by convention)",
+        )
 
     def missing_trailmap(self, trailmap_id: str, known: list[str]) -> None:
         hint = did_you_mean(trailmap_id, known)
@@ -166,21 +191,8 @@ class _Load:
     def read_manifest(self, path: Path) -> tuple[TrailmapManifest, Node, Source] | None:
         src, node = self.read(path)
         manifest = validate(src, node, TrailmapManifest, "trailmap.yaml") if node is not None else None
-        if node is not None and isinstance(node, MappingNode):
-            self.check_misplaced_mcp(src, node)
         self.keep(src)
         return (manifest, node, src) if manifest is not None else None
-
-    def check_misplaced_mcp(self, src: Source, node: MappingNode) -> None:
-        for key_node, _ in node.value:
-            if key_node.value == "mcp_servers":
-                self.ws.problems.append(
-                    Problem(
-                        src.span(key_node),
-                        "`mcp_servers:` belongs under `target:`",
-                        fix="indent it into the trailmap's `target:` block",
-                    )
-                )
 
     def add_trailmap(self, loaded: tuple[TrailmapManifest, Node, Source], path: Path) -> None:
         manifest, node, src = loaded

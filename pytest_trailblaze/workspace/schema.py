@@ -7,6 +7,7 @@ walked back through the same tree to the node it names, so every problem reads
 
 from __future__ import annotations
 
+import types
 import typing
 from typing import Any, Literal
 
@@ -177,36 +178,63 @@ REMOVED_FIELDS = {
 }
 
 
+#: Root keys of a trailmap that belong elsewhere: (what, fix).
+MISPLACED_FIELDS = {
+    "mcp_servers": (
+        "`mcp_servers:` belongs under `target:`",
+        "indent it into the trailmap's `target:` block",
+    ),
+}
+
+
 def validate(src: Source, node: Node, model: type[Strict], what: str) -> Any:
     """Validate a node tree against ``model``; problems go to ``src``; None when invalid."""
-    _removed_fields(src, node)
+    reported = _removed_fields(src, node, model)
+    if model is TrailmapManifest and isinstance(node, MappingNode):
+        for key_node, _ in node.value:
+            if str(key_node.value) in MISPLACED_FIELDS:
+                message, fix = MISPLACED_FIELDS[str(key_node.value)]
+                src.problem(key_node, message, fix=fix)
+                reported.add((str(key_node.value),))
     try:
         return model.model_validate(src.value(node))
     except ValidationError as exc:
         for error in exc.errors():
-            _report(src, node, model, what, error)
+            _report(src, node, model, what, error, reported)
         return None
 
 
-def _removed_fields(src: Source, node: Node) -> None:
+def _removed_fields(
+    src: Source, node: Node, model: type[BaseModel], where: tuple[str, ...] = ()
+) -> set[tuple[str, ...]]:
+    """Report keys upstream removed (that ``model`` does not still have); their locations."""
+    reported: set[tuple[str, ...]] = set()
     if not isinstance(node, MappingNode):
-        return
+        return reported
+    fields = set(fields_at(model, list(where)))
     for key_node, value in node.value:
         key = str(key_node.value)
-        if key in REMOVED_FIELDS:
+        if key in REMOVED_FIELDS and key not in fields:
             src.problem(key_node, f"`{key}:` is not supported", fix=REMOVED_FIELDS[key])
-        if key == "target":
-            _removed_fields(src, value)
+            reported.add((*where, key))
+        if key == "target" and not where and "target" in fields:
+            reported |= _removed_fields(src, value, model, ("target",))
+    return reported
 
 
-def _report(src: Source, root: Node, model: type[Strict], what: str, error: Any) -> None:
+def _report(
+    src: Source, root: Node, model: type[Strict], what: str, error: Any, reported: set[tuple[str, ...]]
+) -> None:
     loc = [part for part in error["loc"] if not (isinstance(part, str) and part.startswith("function-"))]
+    on_key = bool(loc) and loc[-1] == "[key]"  # a dict key that is not allowed (e.g. a platform)
+    if on_key:
+        loc = loc[:-1]
     target, key_node = node_at(root, loc)
     where = what + "".join(f".{p}" if isinstance(p, str) else f"[{p}]" for p in loc[:-1])
     kind = error["type"]
     if kind == "extra_forbidden":
         key = str(loc[-1])
-        if key in REMOVED_FIELDS:
+        if tuple(str(p) for p in loc) in reported:
             return  # already reported with its own message
         allowed = fields_at(model, loc[:-1])
         hint = did_you_mean(key, allowed)
@@ -221,7 +249,9 @@ def _report(src: Source, root: Node, model: type[Strict], what: str, error: Any)
     else:
         label = ".".join(str(p) for p in loc) or what
         message = str(error["msg"]).removeprefix("Value error, ")
-        src.problem(target, f"{what}: `{label}`: {message}", fix=_fix_for(kind))
+        src.problem(
+            (key_node or target) if on_key else target, f"{what}: `{label}`: {message}", fix=_fix_for(kind)
+        )
 
 
 def _fix_for(kind: str) -> str:
@@ -249,18 +279,39 @@ def node_at(root: Node, loc: list[Any]) -> tuple[Node, Node | None]:
 
 
 def fields_at(model: type[BaseModel], loc: list[Any]) -> list[str]:
-    """Field names (by alias) of the model found by walking ``loc`` from ``model``."""
+    """Field names (by alias) of the model found by walking ``loc`` from ``model``.
+
+    The walk follows field annotations through optional values, lists (index steps) and
+    dicts (key steps), so ``target.platforms.web`` reaches ``PlatformConfig``.
+    """
     current: Any = model
     for part in loc:
-        if not isinstance(part, str) or not _is_model(current):
-            continue
-        field = current.model_fields.get(part) or next(
-            (f for f in current.model_fields.values() if f.alias == part), None
-        )
-        current = _inner_model(field.annotation) if field is not None else None
-    if not _is_model(current):
+        current = _step(current, part)
+        if current is None:
+            return []
+    found = _inner_model(current)
+    if found is None:
         return []
-    return [f.alias or name for name, f in current.model_fields.items()]
+    return [f.alias or name for name, f in found.model_fields.items()]
+
+
+def _step(annotation: Any, part: Any) -> Any:
+    """The annotation reached from ``annotation`` by one location step, or None."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        steps = (_step(a, part) for a in typing.get_args(annotation) if a is not type(None))
+        return next((s for s in steps if s is not None), None)
+    if _is_model(annotation) and isinstance(part, str):
+        field = annotation.model_fields.get(part) or next(
+            (f for f in annotation.model_fields.values() if f.alias == part), None
+        )
+        return field.annotation if field is not None else None
+    args = typing.get_args(annotation)
+    if origin is dict and len(args) == 2:
+        return args[1]
+    if origin is list and len(args) == 1 and isinstance(part, int):
+        return args[0]
+    return None
 
 
 def _is_model(obj: Any) -> bool:

@@ -24,7 +24,8 @@ def enabled_toolsets(ws: Workspace, target: Target | None, platform: str, driver
     )
     always = [t.id for t in ws.toolsets.values() if t.always_enabled]
     ids = list(dict.fromkeys([*always, *chosen]))
-    return [i for i in ids if i in ws.toolsets and _fits(ws.toolsets[i], platform, driver_key)]
+    # A toolset no file declares exists once a tool pushes itself into it (MCP `trailblaze/toolset`).
+    return [i for i in ids if i not in ws.toolsets or _fits(ws.toolsets[i], platform, driver_key)]
 
 
 def _fits(toolset: ToolsetConfig, platform: str, driver_key: str) -> bool:
@@ -36,20 +37,29 @@ def _fits(toolset: ToolsetConfig, platform: str, driver_key: str) -> bool:
     return True
 
 
+def _offered_by_itself(
+    descriptor: ToolDescriptor, ws: Workspace, target: Target | None, toolsets: list[str]
+) -> bool:
+    """Non-built-in tools join the toolbox through their toolset; without one, workspace tool files
+    join only their own trailmap's target, and tools from hooks or the target's servers always join."""
+    if descriptor.source == "builtin":
+        return False
+    if descriptor.toolset is not None:
+        return descriptor.toolset in toolsets
+    definition = ws.tool_defs.get(descriptor.name)
+    return definition is None or (target is not None and definition.trailmap == target.id)
+
+
 def toolbox(
     ws: Workspace, target: Target | None, registry: ToolRegistry, *, show_hidden: bool = False
 ) -> list[ToolDescriptor]:
     """Descriptors of the tools offered to an agent in the registry's session."""
     toolsets = enabled_toolsets(ws, target, registry.platform, registry.driver_key)
-    names = [name for ts in toolsets for name in ws.toolsets[ts].tools]
+    names = [name for ts in toolsets if ts in ws.toolsets for name in ws.toolsets[ts].tools]
     config = target.platform(registry.platform) if target is not None else None
     if target is not None:
         names += [*(config.tools if config else []), *target.tools]
-    names += [
-        d.name
-        for d in registry.descriptors()
-        if d.source != "builtin" and (d.toolset is None or d.toolset in toolsets)
-    ]
+    names += [d.name for d in registry.descriptors() if _offered_by_itself(d, ws, target, toolsets)]
     excluded = set(config.excluded_tools) if config else set()
     offered = []
     for name in dict.fromkeys(names):

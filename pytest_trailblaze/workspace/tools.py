@@ -8,9 +8,9 @@ so an import error is a ``file:line`` problem before any device starts.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, ValidationError, WithJsonSchema, create_model
 
 from ..core.composition import expand
 from ..core.errors import FatalToolError, Problem, ToolArgumentError, ToolError, ToolFailure
@@ -23,7 +23,8 @@ PARAM_TYPES: dict[str, Any] = {
     "string": str,
     "integer": int,
     "boolean": bool,
-    "number": float,
+    # ints stay ints (3, not 3.0, when spliced into text); the schema still says "number"
+    "number": Annotated[int | float, WithJsonSchema({"type": "number"})],
     "array": list,
     "object": dict,
 }
@@ -49,7 +50,7 @@ def build_tools(ws: Workspace, builtin_names: Iterable[str]) -> tuple[list[Tool]
             continue
         if built is None:
             continue
-        if built.name in builtins and not built.unavailable:
+        if built.name in builtins:  # upstream classes of built-in tools were skipped by _build
             problems.append(
                 Problem(
                     definition.span,

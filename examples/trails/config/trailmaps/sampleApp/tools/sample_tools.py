@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pytest_trailblaze import ToolContext, ToolFailure, tool
@@ -26,3 +27,17 @@ def increment_counter_to(params: dict[str, Any], ctx: ToolContext) -> str:
             return f"counter reached {result['message']} after {clicks} click(s)"
         ctx.execute("web_click", {"ref": "css=#increment-btn"})
     raise ToolFailure(f"counter did not reach {params['target']} in {params['maxClicks']} clicks")
+
+
+def submit_generated_user(params: dict[str, Any], ctx: ToolContext) -> str:
+    """Ask the MCP server for a user, then fill the form with it."""
+    generated = ctx.execute("sampleApp_generateTestUser", {"seed": params["seed"]})
+    if generated["type"] == "Error":
+        raise ToolFailure(f"no user from the MCP server: {generated['message']}")
+    user = json.loads(generated["message"])
+    ctx.memory.set("generatedEmail", user["email"])
+    for ref, value in (("css=#name-input", user["name"]), ("css=#email-input", user["email"])):
+        ctx.run("web_type", {"ref": ref, "text": value})
+    ctx.run("web_selectOption", {"ref": "css=#category-select", "values": [user["category"]]})
+    ctx.run("web_click", {"ref": 'button "Submit"'})
+    return f"submitted {user['name']}"

@@ -1,0 +1,141 @@
+"""How to start an MCP tool server: its command line, folder and environment (SPEC §5).
+
+``script:`` entries pick a runtime from the file type: ``.py`` runs on this Python, ``.ts`` on
+bun when it is on PATH, else on node through tsx (from ``node_modules/.bin`` above the script, or
+PATH); ``.js`` / ``.mjs`` on bun, else node. ``command:`` entries run as written. Relative paths
+resolve against the folder of the file that declares the server.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core.errors import ConfigurationError
+from ..workspace.schema import McpServerSpec
+
+NO_TS_RUNTIME = "No compatible TypeScript runtime found on PATH. Install bun or Node with tsx."
+SCRIPT_SUFFIXES = (".py", ".ts", ".mts", ".js", ".mjs", ".cjs")
+
+
+@dataclass(frozen=True)
+class LaunchSpec:
+    """A resolved server: what to run, where, with which extra environment."""
+
+    name: str
+    argv: tuple[str, ...]
+    cwd: Path
+    declared_in: Path
+    toolset_file: Path
+    extra_env: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def shown(self) -> str:
+        """How messages name the server: its name and command line."""
+        return f"{self.name} ({' '.join(self.argv)})"
+
+    def environment(self, device_env: Mapping[str, str]) -> dict[str, str]:
+        """The full parent environment, the server's own ``env:``, then the TRAILBLAZE_* contract."""
+        return {
+            **os.environ,
+            **self.extra_env,
+            **device_env,
+            "TRAILBLAZE_TOOLSET_FILE": str(self.toolset_file),
+        }
+
+
+def resolve_server(spec: McpServerSpec, declared_in: Path) -> LaunchSpec:
+    """A ``LaunchSpec`` for a server entry, or a ``ConfigurationError`` saying what to fix."""
+    base = declared_in.parent
+    if spec.script is not None:
+        script = (base / spec.script).resolve()
+        if not script.is_file():
+            raise ConfigurationError(
+                f"{declared_in}: MCP server script {spec.script} not found (looked for {script})\n"
+                f"  fix: fix the path; relative paths start at {base}"
+            )
+        cwd = (base / spec.cwd).resolve() if spec.cwd else script.parent
+        name = spec.name or script.stem
+        return LaunchSpec(name, script_argv(script), cwd, declared_in, script)
+    command = spec.command or ""
+    executable = _executable(command, base)
+    cwd = (base / spec.cwd).resolve() if spec.cwd else base
+    args = tuple(_arg_path(arg, base) for arg in spec.args)
+    name = spec.name or Path(command).stem
+    return LaunchSpec(name, (executable, *args), cwd, declared_in, declared_in, dict(spec.env))
+
+
+def _executable(command: str, base: Path) -> str:
+    """A command as given: a relative path (``./bin/server``) against the declaring folder, else PATH."""
+    if "/" in command:
+        path = (base / command).resolve()
+        if not path.exists():
+            raise ConfigurationError(f"MCP server command {command} not found (looked for {path})")
+        return str(path)
+    found = shutil.which(command)
+    if found is None:
+        raise ConfigurationError(
+            f"MCP server command '{command}' is not on PATH\n  fix: install it or give its path"
+        )
+    return found
+
+
+def _arg_path(arg: str, base: Path) -> str:
+    """Arguments that name an existing file next to the declaring file become absolute paths."""
+    if arg.startswith(("./", "../")) and (base / arg).exists():
+        return str((base / arg).resolve())
+    return arg
+
+
+def script_argv(script: Path) -> tuple[str, ...]:
+    suffix = script.suffix
+    if suffix == ".py":
+        return (sys.executable, str(script))
+    if suffix not in SCRIPT_SUFFIXES:
+        raise ConfigurationError(
+            f"MCP server script {script.name}: unknown script type '{suffix}'\n"
+            f"  fix: use a .py, .ts, .js or .mjs script, or `command:` with `args:`"
+        )
+    _require_node_modules(script)
+    bun = find_bun()
+    if bun:
+        return (bun, "run", str(script))
+    node = shutil.which("node")
+    if suffix in (".js", ".mjs", ".cjs") and node:
+        return (node, str(script))
+    tsx = find_tsx(script.parent)
+    if tsx is None or node is None:
+        raise ConfigurationError(NO_TS_RUNTIME)
+    return (tsx, str(script))
+
+
+@functools.cache
+def find_bun() -> str | None:
+    return shutil.which("bun")
+
+
+@functools.cache
+def find_tsx(start: Path) -> str | None:
+    """tsx from the nearest ``node_modules/.bin`` above ``start``, else from PATH."""
+    for folder in (start, *start.parents):
+        candidate = folder / "node_modules" / ".bin" / "tsx"
+        if candidate.exists():
+            return str(candidate)
+    return shutil.which("tsx")
+
+
+def _require_node_modules(script: Path) -> None:
+    """The nearest package.json above a script must have its node_modules installed."""
+    for folder in (script.parent, *script.parent.parents):
+        if (folder / "package.json").is_file():
+            if not (folder / "node_modules").is_dir():
+                raise ConfigurationError(
+                    f"MCP server script {script}: {folder / 'package.json'} has no node_modules next to it\n"
+                    f"  fix: run `npm ci` (or `npm install`) in {folder}"
+                )
+            return

@@ -1,0 +1,192 @@
+"""MCP tool servers as the synchronous runner sees them.
+
+The runner and Playwright's sync API own the main thread; the SDK client is async. All servers of
+a worker share one background event loop (an anyio blocking portal), and every operation crosses
+into it with ``portal.call``. Errors come back as this package's errors: a server that cannot
+start is a ``ToolServerError`` (pytest ERROR), a tool error is a ``ToolFailure``, a server that
+died under a call is a ``FatalToolError`` with its exit code and last stderr lines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import threading
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..core.errors import FatalToolError, ToolFailure, ToolServerError
+from ..core.tooldef import ToolResult
+from .launch import LaunchSpec
+
+if TYPE_CHECKING:
+    import mcp_types as types
+
+DEFAULT_HANDSHAKE_S = 60.0
+DEFAULT_CALL_S = 60.0
+_session_numbers = itertools.count(1)
+
+
+def handshake_timeout_default() -> float:
+    """60 s, or ``TRAILBLAZE_MCP_SUBPROCESS_HANDSHAKE_TIMEOUT_MS`` as upstream reads it."""
+    raw = os.environ.get("TRAILBLAZE_MCP_SUBPROCESS_HANDSHAKE_TIMEOUT_MS", "")
+    return int(raw) / 1000 if raw.strip().isdigit() else DEFAULT_HANDSHAKE_S
+
+
+def new_session_id(worker: str = "main") -> str:
+    return f"tb-{worker}-{os.getpid()}-{next(_session_numbers)}"
+
+
+class Portal:
+    """The background event loop every server of this process talks through."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._manager: AbstractContextManager[Any] | None = None
+        self._portal: Any = None
+        self._event_loop: asyncio.AbstractEventLoop | None = None
+
+    def get(self) -> Any:
+        with self._lock:
+            if self._portal is None:
+                from anyio.from_thread import start_blocking_portal
+
+                self._manager = start_blocking_portal()
+                self._portal = self._manager.__enter__()
+            return self._portal
+
+    def run(self, function: Any, *args: Any) -> Any:
+        """Await ``function(*args)`` in the loop and return its result: the hot path of tool calls.
+
+        ``asyncio.run_coroutine_threadsafe`` crosses threads with less machinery than the portal's
+        own ``call``; anyio's primitives work the same in a plain task of its asyncio backend.
+        """
+        loop = self._loop()
+        return asyncio.run_coroutine_threadsafe(function(*args), loop).result()
+
+    def _loop(self) -> asyncio.AbstractEventLoop:
+        if self._event_loop is None:
+            self._event_loop = self.get().call(_running_loop)
+        return self._event_loop
+
+    def close(self) -> None:
+        with self._lock:
+            manager, self._manager, self._portal, self._event_loop = self._manager, None, None, None
+        if manager is not None:
+            manager.__exit__(None, None, None)
+
+
+class McpServer:
+    """One started server of one session scope."""
+
+    def __init__(
+        self,
+        launch: LaunchSpec,
+        *,
+        portal: Portal,
+        device_env: dict[str, str],
+        log_path: Path,
+        handshake_timeout: float = DEFAULT_HANDSHAKE_S,
+        call_timeout: float = DEFAULT_CALL_S,
+    ) -> None:
+        from .. import __version__
+        from .connection import ServerConnection  # the SDK loads only when a server is used
+
+        self.launch = launch
+        self.portal = portal
+        self.handshake_timeout = handshake_timeout
+        self.call_timeout = call_timeout
+        self.connection = ServerConnection(launch, launch.environment(device_env), log_path, __version__)
+        self.tools: list[types.Tool] = []
+        self.broken: str | None = None
+        self._future: Any = None
+
+    @property
+    def name(self) -> str:
+        return self.launch.name
+
+    def start(self) -> list[types.Tool]:
+        """Spawn, handshake (under the watchdog) and list the tools; failures say why and how."""
+        portal = self.portal.get()
+        try:
+            self._future, self.tools = portal.start_task(self.connection.run, self.handshake_timeout)
+        except Exception as exc:  # anyio may wrap the cause in a group: the connection knows what happened
+            if self.connection.handshake_timed_out:
+                wait = f"{self.handshake_timeout:g} s"
+                self.broken = self._describe(f"did not answer `initialize` within {wait}; it was killed")
+            else:
+                code = portal.call(self.connection.wait_exit, 2.0)
+                what = (
+                    f"exited with code {code} during start-up"
+                    if code is not None
+                    else f"failed to start: {exc}"
+                )
+                self.broken = self._describe(what)
+            raise ToolServerError(self.broken) from None
+        return self.tools
+
+    def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        """Call a tool; map the SDK's answer (or the server's death) to a result or an error."""
+        if self.broken:
+            raise FatalToolError(self.broken, tool=name)
+        portal = self.portal.get()
+        try:
+            result = self.portal.run(self.connection.call, name, arguments, self.call_timeout)
+        except TimeoutError:
+            portal.call(self.connection.kill)
+            self.broken = self._describe(
+                f"was stopped: tool '{name}' did not answer within {self.call_timeout:g} s"
+            )
+            raise ToolFailure(self.broken, tool=name) from None
+        except Exception as exc:
+            code = portal.call(self.connection.wait_exit, 2.0)
+            if code is not None:
+                self.broken = self._describe(f"died while running tool '{name}'", exit_code=code)
+                raise FatalToolError(self.broken, tool=name) from None
+            raise ToolFailure(
+                f"MCP server {self.name}: tool '{name}' failed: {_reason(exc)}", tool=name
+            ) from None
+        return to_result(result)
+
+    def stop(self) -> None:
+        """Shut the server down (close stdin, 5 s, SIGTERM, 2 s, SIGKILL) and wait for it."""
+        if self._future is None:
+            return
+        future, self._future = self._future, None
+        try:
+            self.portal.get().call(self.connection.stop)
+            future.result(timeout=15)
+        except Exception:  # the process is reaped in the connection's own finally block
+            return
+
+    def _describe(self, what: str, *, exit_code: int | None = None) -> str:
+        lines = [f"MCP server {self.name} {what}", f"  command: {' '.join(self.launch.argv)}"]
+        if exit_code is not None:
+            lines.append(f"  exit code: {exit_code}")
+        tail = list(self.connection.tail)[-10:]
+        if tail:
+            lines.append("  stderr (last lines):")
+            lines.extend(f"    {line}" for line in tail)
+        lines.append(f"  log: {self.connection.log_path}")
+        return "\n".join(lines)
+
+
+async def _running_loop() -> asyncio.AbstractEventLoop:
+    return asyncio.get_running_loop()
+
+
+def to_result(result: Any) -> ToolResult:
+    """The first text content is the message; ``is_error`` fails the step with it."""
+    text = next(
+        (c.text for c in getattr(result, "content", []) or [] if getattr(c, "type", "") == "text"), None
+    )
+    if getattr(result, "is_error", False):
+        raise ToolFailure(text or "the MCP tool returned isError=true with no text content")
+    return ToolResult(message=text or "", data=getattr(result, "structured_content", None))
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -1,0 +1,97 @@
+"""Tools advertised by MCP servers, registered under their advertised names (SPEC §5, U§6.4-6.5).
+
+``_meta`` decides registration, in order: ``trailblaze/supportedDrivers``,
+``trailblaze/supportedPlatforms`` (any case), ``trailblaze/requiresHost`` (dropped in on-device
+agent mode). ``trailblaze/toolset``, ``trailblaze/surfaceToLlm`` and ``trailblaze/isRecordable``
+shape the descriptor; ``trailblaze/requiresContext`` is kept as metadata only. Malformed values
+count as absent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..core.errors import ToolArgumentError
+from ..core.tooldef import Tool, ToolDescriptor, ToolResult
+from .server import McpServer
+
+CONTEXT_ARG = "_trailblazeContext"
+
+
+def _strings(value: Any) -> list[str] | None:
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    return None
+
+
+def _flag(meta: Mapping[str, Any], key: str, default: bool) -> bool:
+    value = meta.get(key)
+    return value if isinstance(value, bool) else default
+
+
+def skip_reason(
+    meta: Mapping[str, Any] | None, *, platform: str, driver_key: str, agent_mode: str
+) -> str | None:
+    """Why a tool is not registered in this session, or None when it is."""
+    meta = meta or {}
+    drivers = _strings(meta.get("trailblaze/supportedDrivers"))
+    if drivers and driver_key.lower() not in {d.lower() for d in drivers}:
+        return f"supportedDrivers {drivers} excludes {driver_key}"
+    platforms = _strings(meta.get("trailblaze/supportedPlatforms"))
+    if platforms and platform.upper() not in {p.upper() for p in platforms}:
+        return f"supportedPlatforms {platforms} excludes {platform}"
+    if _flag(meta, "trailblaze/requiresHost", False) and agent_mode != "host":
+        return "requiresHost and the session runs on-device"
+    return None
+
+
+class McpTool(Tool):
+    """A tool of an MCP server: arguments checked against its JSON Schema, then called."""
+
+    def __init__(self, server: McpServer, advertised: Any) -> None:
+        meta = dict(advertised.meta or {})
+        toolset = meta.get("trailblaze/toolset")
+        self.server = server
+        self.schema = dict(advertised.input_schema or {"type": "object"})
+        self.meta = meta
+        self.descriptor = ToolDescriptor(
+            name=advertised.name,
+            description=" ".join((advertised.description or "").split()),
+            source=f"mcp:{server.launch.shown}",  # collisions name the server's command line
+            surface_to_llm=_flag(meta, "trailblaze/surfaceToLlm", True),
+            is_recordable=_flag(meta, "trailblaze/isRecordable", True),
+            requires_host=_flag(meta, "trailblaze/requiresHost", False),
+            toolset=toolset if isinstance(toolset, str) and toolset else None,
+            schema_factory=lambda: self.schema,
+        )
+        self._validator: Any = None
+
+    @property
+    def requires_context(self) -> bool:
+        return _flag(self.meta, "trailblaze/requiresContext", False)
+
+    def validate(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        """Check arguments against the advertised JSON Schema before the call."""
+        if self._validator is None:
+            from jsonschema import Draft202012Validator
+
+            self._validator = Draft202012Validator(self.schema)
+        errors = sorted(self._validator.iter_errors(dict(args)), key=lambda e: list(e.path))
+        if errors:
+            problems = "; ".join(_describe(e) for e in errors)
+            raise ToolArgumentError(f"invalid arguments for '{self.name}': {problems}", tool=self.name)
+        return dict(args)
+
+    def invoke(self, ctx: Any, validated: dict[str, Any]) -> ToolResult:
+        context = {"memory": ctx.memory.public(), "device": ctx.device.as_context()}
+        return self.server.call(self.name, {**validated, CONTEXT_ARG: context})
+
+
+def _describe(error: Any) -> str:
+    where = ".".join(str(p) for p in error.path)
+    if error.validator == "required":
+        return error.message.replace("is a required property", "is a required argument")
+    if error.validator == "additionalProperties":
+        return error.message
+    return f"argument '{where}': {error.message}" if where else error.message

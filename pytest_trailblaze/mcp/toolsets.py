@@ -1,0 +1,112 @@
+"""The MCP servers of each session scope of this worker: started on first use, reused, stopped at the end.
+
+A session scope is (workspace, target, platform, driver, agent mode), as upstream. A server that
+cannot start, or that died, makes every later trail of its scope an ERROR with the same cause
+instead of a hang or a slow repeat of the failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from pathlib import Path
+from typing import Any
+
+from ..core.context import DeviceInfo
+from ..core.errors import ConfigurationError, ToolServerError
+from ..workspace.model import Target
+from .launch import resolve_server
+from .server import McpServer, Portal, new_session_id
+from .tools import McpTool, skip_reason
+
+
+def device_environment(device: DeviceInfo, session_id: str) -> dict[str, str]:
+    """The ``TRAILBLAZE_*`` variables a server sees (U§6.2)."""
+    return {
+        "TRAILBLAZE_DEVICE_PLATFORM": device.platform.upper(),
+        "TRAILBLAZE_DEVICE_DRIVER": device.driver_key,
+        "TRAILBLAZE_DEVICE_WIDTH_PX": str(device.width),
+        "TRAILBLAZE_DEVICE_HEIGHT_PX": str(device.height),
+        "TRAILBLAZE_SESSION_ID": session_id,
+    }
+
+
+class McpToolsets:
+    """Every MCP server this worker started, by session scope."""
+
+    def __init__(
+        self, log_dir: Path, *, handshake_timeout: float, call_timeout: float, worker: str = "main"
+    ) -> None:
+        self.log_dir = log_dir
+        self.handshake_timeout = handshake_timeout
+        self.call_timeout = call_timeout
+        self.worker = worker
+        self.portal = Portal()
+        self._servers: dict[Hashable, list[McpServer]] = {}
+        self._failures: dict[Hashable, str] = {}
+
+    def tools_for(
+        self, scope: Hashable, target: Target, device: DeviceInfo, agent_mode: str
+    ) -> list[McpTool]:
+        """Start the target's servers for ``scope`` (once) and return their registrable tools."""
+        if scope in self._failures:
+            raise ToolServerError(self._failures[scope])
+        session_id = new_session_id(self.worker)
+        env = device_environment(device, session_id)
+        servers: list[McpServer] = []
+        self._servers[scope] = servers
+        tools: list[McpTool] = []
+        try:
+            for spec in target.mcp_servers:
+                server = self._start(spec, target, env, session_id)
+                servers.append(server)
+                tools += [
+                    McpTool(server, t)
+                    for t in server.tools
+                    if skip_reason(
+                        t.meta, platform=device.platform, driver_key=device.driver_key, agent_mode=agent_mode
+                    )
+                    is None
+                ]
+        except ToolServerError as exc:
+            self._failures[scope] = str(exc)
+            raise
+        return tools
+
+    def _start(self, spec: Any, target: Target, env: dict[str, str], session_id: str) -> McpServer:
+        try:
+            launch = resolve_server(spec, target.source)
+        except ConfigurationError as exc:
+            raise ToolServerError(f"MCP server of target '{target.id}' ({target.source}): {exc}") from None
+        log_path = self.log_dir / f"{session_id}-{launch.name}.log"
+        server = McpServer(
+            launch,
+            portal=self.portal,
+            device_env=env,
+            log_path=log_path,
+            handshake_timeout=self.handshake_timeout,
+            call_timeout=self.call_timeout,
+        )
+        server.start()
+        return server
+
+    def check_alive(self, scope: Hashable) -> None:
+        """Raise the cause when a server of ``scope`` died or was stopped after a timeout."""
+        if scope in self._failures:
+            raise ToolServerError(self._failures[scope])
+        broken = next((s for s in self._servers.get(scope, []) if s.broken), None)
+        if broken is not None:
+            self._failures[scope] = broken.broken or ""
+            raise ToolServerError(broken.broken or f"MCP server {broken.name} is not running")
+
+    def logs(self, scope: Hashable) -> list[Path]:
+        return [s.connection.log_path for s in self._servers.get(scope, []) if s.connection.log_path.exists()]
+
+    def close(self) -> None:
+        """Stop every server (close stdin, 5 s, SIGTERM, 2 s, SIGKILL), then the event loop."""
+        try:
+            for servers in self._servers.values():
+                for server in servers:
+                    server.stop()
+        finally:
+            self._servers.clear()
+            self.portal.close()
