@@ -162,14 +162,21 @@ def discovery_device(platform: str) -> DeviceInfo:
 
 
 def workspaces_under(paths: Iterable[Path]) -> list[Path]:
-    """Workspace config folders inside the given folders (``trails/config/trailblaze.yaml``)."""
+    """Workspace config folders (``trails/config``) inside the given folders or above them."""
     found = []
     for path in paths:
-        if path.is_dir():
-            found += [f.parent for f in sorted(path.rglob("trails/config/trailblaze.yaml"))]
-            if (path / "trailblaze.yaml").is_file():
-                found.append(path)
-    return list(dict.fromkeys(found))
+        if not path.is_dir():
+            continue
+        inside = sorted(p.parent for p in path.rglob("trailblaze.yaml") if _is_config_dir(p.parent))
+        around = find_config_dir(path)
+        found += [*inside, *([around] if around else [])]
+        if (path / "trailblaze.yaml").is_file():
+            found.append(path)
+    return list(dict.fromkeys(p.resolve() for p in found))
+
+
+def _is_config_dir(folder: Path) -> bool:
+    return folder.name == "config" and folder.parent.name == "trails"
 
 
 def trail_files(paths: Iterable[Path], patterns: tuple[str, ...] = DEFAULT_PATTERNS) -> Iterator[Path]:

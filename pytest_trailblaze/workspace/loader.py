@@ -209,6 +209,7 @@ class _Load:
         if manifest.target is not None:
             target_node, _ = node_at(node, ["target"])
             t = manifest.target
+            self.check_mcp_scripts(t.mcp_servers, path, src, node_at(node, ["target", "mcp_servers"])[0])
             self.add_target(
                 Target(
                     t.id or manifest.id,
@@ -266,6 +267,7 @@ class _Load:
         if legacy is None:
             return
         display = legacy.display_name or legacy.id
+        self.check_mcp_scripts(legacy.mcp_servers, path, src, node_at(node, ["mcp_servers"])[0])
         self.add_target(
             Target(
                 legacy.id,
@@ -277,6 +279,23 @@ class _Load:
                 list(legacy.mcp_servers),
             )
         )
+
+    def check_mcp_scripts(self, servers: list[Any], declared_in: Path, src: Source, listed: Node) -> None:
+        """``script:`` paths resolve against the declaring file's folder; a missing one is an error here."""
+        for index, server in enumerate(servers):
+            if server.script is None:
+                continue
+            script = (declared_in.parent / server.script).resolve()
+            if not script.is_file():
+                entry = node_at(listed, [index, "script"])[0]
+                self.ws.problems.append(
+                    Problem(
+                        src.span(entry),
+                        f"MCP server script {server.script} does not exist",
+                        why=f"it resolves to {script}, relative to {declared_in.name}",
+                        fix="fix the path; relative paths start at the declaring file's folder",
+                    )
+                )
 
     # -- toolsets and tools ---------------------------------------------------------------------
     def add_toolset(self, path: Path, node: Node | None = None, src: Source | None = None) -> None:
