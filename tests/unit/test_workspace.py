@@ -273,8 +273,12 @@ target:
 """
 
 
+#: The MCP server script SHOP_TARGET declares; a missing script is a load problem of its own.
+SERVER_TS = "// an MCP server\n"
+
+
 def test_a_trailmap_target(tmp_path: Path) -> None:
-    ws = workspace(tmp_path, {"trailmaps/shop/trailmap.yaml": SHOP_TARGET})
+    ws = workspace(tmp_path, {"trailmaps/shop/trailmap.yaml": SHOP_TARGET, "trailmaps/shop/tools/server.ts": SERVER_TS})
     assert ws.problems == []
     target = ws.targets["shop"]
     assert isinstance(target, Target)
@@ -348,7 +352,7 @@ def test_a_legacy_target_file(tmp_path: Path) -> None:
 def test_duplicate_target_ids(tmp_path: Path) -> None:
     ws = workspace(
         tmp_path,
-        {"trailmaps/shop/trailmap.yaml": SHOP_TARGET, "targets/shop.yaml": "id: shop\ndisplay_name: Old\n"},
+        {"trailmaps/shop/trailmap.yaml": SHOP_TARGET, "trailmaps/shop/tools/server.ts": SERVER_TS, "targets/shop.yaml": "id: shop\ndisplay_name: Old\n"},
     )
     problem = only(ws.problems)
     assert str(problem.span) == at(tmp_path, "targets/shop.yaml", 1, 1)
@@ -1129,6 +1133,7 @@ def targets_workspace(tmp_path: Path, config: str = "targets: []\n") -> Workspac
         {
             "trailblaze.yaml": config,
             "trailmaps/shop/trailmap.yaml": SHOP_TARGET,
+            "trailmaps/shop/tools/server.ts": SERVER_TS,
             "trailmaps/bank/trailmap.yaml": (
                 "id: bank\ntarget:\n  display_name: Bank\n  platforms:\n"
                 "    android:\n      app_ids: [com.bank, com.shared]\n"
@@ -1253,7 +1258,7 @@ def test_toolsets_filter_by_driver_and_platform(tmp_path: Path) -> None:
 
 
 def test_a_target_platform_names_its_toolsets_and_tools(tmp_path: Path) -> None:
-    ws = workspace(tmp_path, {"trailmaps/shop/trailmap.yaml": SHOP_TARGET})
+    ws = workspace(tmp_path, {"trailmaps/shop/trailmap.yaml": SHOP_TARGET, "trailmaps/shop/tools/server.ts": SERVER_TS})
     shop = ws.targets["shop"]
     driver = "android-ondevice-instrumentation"
     assert enabled_toolsets(ws, shop, "android", driver) == [
@@ -1358,3 +1363,11 @@ def test_the_example_workspace_loads(tmp_path: Path) -> None:
     assert web is not None
     assert web.tool_sets is not None
     assert {"web_core", "web_verification", "memory"} <= set(web.tool_sets)
+
+
+def test_a_missing_mcp_server_script_is_a_problem_at_its_line(tmp_path: Path) -> None:
+    ws = workspace(tmp_path, {"trailmaps/shop/trailmap.yaml": SHOP_TARGET})
+    [problem] = ws.errors
+    assert str(problem.span) == at(tmp_path, "trailmaps/shop/trailmap.yaml", 18, 15)
+    assert problem.what == "MCP server script tools/server.ts does not exist"
+    assert "relative paths start at the declaring file's folder" in problem.fix
