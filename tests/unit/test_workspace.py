@@ -1368,6 +1368,6 @@ def test_the_example_workspace_loads(tmp_path: Path) -> None:
 def test_a_missing_mcp_server_script_is_a_problem_at_its_line(tmp_path: Path) -> None:
     ws = workspace(tmp_path, {"trailmaps/shop/trailmap.yaml": SHOP_TARGET})
     [problem] = ws.errors
-    assert str(problem.span) == at(tmp_path, "trailmaps/shop/trailmap.yaml", 18, 15)
+    assert str(problem.span) == at(tmp_path, "trailmaps/shop/trailmap.yaml", 17, 15)
     assert problem.what == "MCP server script tools/server.ts does not exist"
     assert "relative paths start at the declaring file's folder" in problem.fix
