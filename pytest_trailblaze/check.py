@@ -130,8 +130,7 @@ class Checker:
         self.report.trails += 1
         config_dir = find_config_dir(path, self.config_dir)
         ws = self.workspace(config_dir) if config_dir else None
-        if ws is not None and ws.errors:
-            return  # its problems are reported once; tool checks against it would only echo them
+        # A broken workspace is reported once (above); its trails are still checked against what loaded.
         target_problems = _target_problems(trail, ws)
         self.report.problems.extend(target_problems)
         target = ws.resolve_target(trail.config.target) if ws is not None and not target_problems else None

@@ -54,6 +54,9 @@ def run_check(paths: Sequence[Path], *, strict: bool, config_dir: Path | None, s
     if missing:
         print(f"trailblaze check: no such file or folder: {', '.join(map(str, missing))}", file=sys.stderr)
         return 2
+    if config_dir is not None and not (config_dir / "trailblaze.yaml").is_file():
+        print(f"trailblaze check: --config-dir {config_dir}: no trailblaze.yaml there", file=sys.stderr)
+        return 2
     report = Checker(config_dir=config_dir, strict=strict, servers=servers).run(paths)
     for problem in report.problems:
         print(problem.format())

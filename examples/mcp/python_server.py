@@ -30,7 +30,8 @@ def sampleApp_assertDevice(platform: str, ctx: Context) -> str:
     if tb.device.platform != platform:
         raise ToolError(f"expected a {platform} device, the trail runs on {tb.device.platform}")
     session = os.environ.get("TRAILBLAZE_SESSION_ID", "?")
-    return f"{tb.device.platform} {tb.device.width_pixels}x{tb.device.height_pixels} in {session}, user={tb.memory.get('user')}"
+    size = f"{tb.device.width_pixels}x{tb.device.height_pixels}"
+    return f"{tb.device.platform} {size} in {session}, user={tb.memory.get('user')}"
 
 
 @server.tool(meta={"trailblaze/supportedPlatforms": ["android"]})

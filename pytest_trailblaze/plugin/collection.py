@@ -125,7 +125,13 @@ def workspace_for(config: pytest.Config, path: Path) -> Workspace | None:
     workspace = loader.load(config_dir)
     if fresh:
         for problem in workspace.warnings:
-            warnings.warn(TrailblazeWarning(problem.format()), stacklevel=1)
+            span = problem.span
+            warnings.warn_explicit(
+                TrailblazeWarning(problem.format()),
+                TrailblazeWarning,
+                span.path if span else str(config_dir),
+                span.line if span else 0,
+            )
     if workspace.errors:
         raise TrailLoadError(workspace.errors)
     return workspace
@@ -199,7 +205,7 @@ def mark_item(item: TrailItem, trail: Trail, platform: str, settings: Settings) 
     pin = driver_pin(trail, platform, settings)
     item.add_marker(
         pytest.mark.trailblaze(
-            target=trail.config.target,
+            target=item.target.id if item.target is not None else trail.config.target,
             trail_id=item.trail_id,
             driver=pin,
             platform=platform,

@@ -167,8 +167,7 @@ class TrailRun:
         self.server_logs: list[Path] = []
         shutil.rmtree(self.artifacts, ignore_errors=True)
         ctx = ToolContext(registry, memory, device, driver, str(item.path), self.artifacts)
-        if item.workspace is not None:
-            ctx.toolbox = tuple(toolbox(item.workspace, item.target, registry))
+        ctx.toolbox = tuple(toolbox(item.workspace or Workspace(None), item.target, registry))
         self.runner = TrailRunner(self.plan, ctx, agent=self._agent)
         self.publish()
 

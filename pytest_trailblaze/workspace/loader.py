@@ -331,9 +331,8 @@ class _Load:
         if definition.mode == "class" and ":" not in (definition.config.class_ or ""):
             return  # an upstream framework class: its name is upstream's, not the author's
         for finding in check_tool_name(definition.name):
-            self.problem(
-                definition.span, finding.what, finding.fix, finding.why, warn=finding.severity != "error"
-            )
+            warn = finding.severity != "error" and not self.loader.strict
+            self.problem(definition.span, finding.what, finding.fix, finding.why, warn=warn)
 
     def add_workspace_entries(self) -> None:
         """Inline or ``{ref: path}`` toolsets and tools listed in ``trailblaze.yaml``."""

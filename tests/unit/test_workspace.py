@@ -278,7 +278,9 @@ SERVER_TS = "// an MCP server\n"
 
 
 def test_a_trailmap_target(tmp_path: Path) -> None:
-    ws = workspace(tmp_path, {"trailmaps/shop/trailmap.yaml": SHOP_TARGET, "trailmaps/shop/tools/server.ts": SERVER_TS})
+    ws = workspace(
+        tmp_path, {"trailmaps/shop/trailmap.yaml": SHOP_TARGET, "trailmaps/shop/tools/server.ts": SERVER_TS}
+    )
     assert ws.problems == []
     target = ws.targets["shop"]
     assert isinstance(target, Target)
@@ -352,7 +354,11 @@ def test_a_legacy_target_file(tmp_path: Path) -> None:
 def test_duplicate_target_ids(tmp_path: Path) -> None:
     ws = workspace(
         tmp_path,
-        {"trailmaps/shop/trailmap.yaml": SHOP_TARGET, "trailmaps/shop/tools/server.ts": SERVER_TS, "targets/shop.yaml": "id: shop\ndisplay_name: Old\n"},
+        {
+            "trailmaps/shop/trailmap.yaml": SHOP_TARGET,
+            "trailmaps/shop/tools/server.ts": SERVER_TS,
+            "targets/shop.yaml": "id: shop\ndisplay_name: Old\n",
+        },
     )
     problem = only(ws.problems)
     assert str(problem.span) == at(tmp_path, "targets/shop.yaml", 1, 1)
@@ -1258,7 +1264,9 @@ def test_toolsets_filter_by_driver_and_platform(tmp_path: Path) -> None:
 
 
 def test_a_target_platform_names_its_toolsets_and_tools(tmp_path: Path) -> None:
-    ws = workspace(tmp_path, {"trailmaps/shop/trailmap.yaml": SHOP_TARGET, "trailmaps/shop/tools/server.ts": SERVER_TS})
+    ws = workspace(
+        tmp_path, {"trailmaps/shop/trailmap.yaml": SHOP_TARGET, "trailmaps/shop/tools/server.ts": SERVER_TS}
+    )
     shop = ws.targets["shop"]
     driver = "android-ondevice-instrumentation"
     assert enabled_toolsets(ws, shop, "android", driver) == [

@@ -86,7 +86,7 @@ def app_url() -> Iterator[str]:
         thread.join(timeout=5)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # closed before later modules run in-process browsers
 def browser_host() -> Iterator[BrowserHost]:
     """ONE headless Chromium for the session (the system one when Playwright's is absent)."""
     host = BrowserHost(BrowserOptions())

@@ -1,0 +1,455 @@
+"""The ``trailblaze`` console command: ``check`` (exit 0 clean, 1 findings, 2 usage) and ``toolbox``.
+
+Most cases call ``pytest_trailblaze.cli.main`` in-process (fast); the headline commands also run
+the installed console script, as a pre-commit hook or CI job would.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pytest_trailblaze.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"
+CONSOLE = Path(sys.executable).parent / "trailblaze"
+
+
+def write_tree(base: Path, files: dict[str, str]) -> None:
+    for relpath, text in files.items():
+        path = base / relpath
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+
+
+def console(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The installed ``trailblaze`` script, as a user runs it."""
+    return subprocess.run(
+        [str(CONSOLE), *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+@pytest.fixture
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    """``cli(*args)`` -> (exit code, stdout, stderr) of ``main`` run in ``tmp_path``."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TRAILBLAZE_CONFIG_DIR", raising=False)
+
+    def run(*args: str) -> tuple[int, str, str]:
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+# -- a workspace with a scoping warning, trails with every kind of mistake -----------------------
+SHOP = {
+    "trails/config/trailblaze.yaml": "targets: [shop]\n",
+    "trails/config/trailmaps/shop/trailmap.yaml": """
+        id: shop
+        target:
+          display_name: Shop
+          tools:
+            - shop_web_greet
+            - greetAll
+          platforms:
+            web: {}
+    """,
+    "trails/config/trailmaps/shop/tools/shop_web_greet.tool.yaml": """
+        id: shop_web_greet
+        description: Greet someone.
+        parameters:
+          - name: who
+            type: string
+          - name: times
+            type: integer
+            default: 1
+        tools:
+          - assertEquals: { actual: "{{params.who}}", expected: "{{params.who}}" }
+    """,
+}
+
+BROKEN_TRAILS = {
+    "trails/malformed.trail.yaml": """
+        config:
+          id: broken/malformed
+        trail:
+          - step: Click
+            recording:
+              web: [ { web_click:
+    """,
+    "trails/calls.trail.yaml": """
+        config:
+          id: broken/calls
+          target: shop
+          args:
+            delay: { type: integer, default: 1 }
+        trail:
+          - step: Unknown tool
+            recording:
+              web:
+                - web_clik: { ref: "css=#go" }
+          - step: Mistyped argument
+            recording:
+              web:
+                - web_wait: { seconds: lots }
+          - step: Missing required argument
+            recording:
+              web:
+                - assertEquals: { actual: x }
+          - step: Undeclared arg
+            recording:
+              web:
+                - assertEquals: { actual: "{{args.user}}", expected: x }
+          - step: Workspace tool with a mistyped argument
+            recording:
+              web:
+                - shop_web_greet: { who: Ada, times: many }
+          - step: Tokens are known only at run time
+            recording:
+              web:
+                - web_wait: { seconds: "{{args.delay}}" }
+                - web_wait: { seconds: "{{pause}}" }
+                - shop_web_greet: { who: Ada, times: "{{args.delay}}" }
+    """,
+    "trails/target.trail.yaml": """
+        config:
+          id: broken/target
+          target: shpo
+        trail:
+          - step: Check
+            recording:
+              web:
+                - assertEquals: { actual: a, expected: a }
+    """,
+}
+
+#: A second workspace whose tool files are broken: two bodies, names against the convention.
+STORE = {
+    "other/trails/config/trailblaze.yaml": "targets: [store]\n",
+    "other/trails/config/trailmaps/store/trailmap.yaml": "id: store\ntarget:\n  display_name: Store\n",
+    "other/trails/config/trailmaps/store/tools/store_twoBodies.tool.yaml": """
+        id: store_twoBodies
+        description: Two bodies.
+        parameters: []
+        tools:
+          - dumpMemory: {}
+        script: helpers:run
+    """,
+    "other/trails/config/trailmaps/store/tools/store_web_Open.tool.yaml": """
+        id: store_web_Open
+        description: Badly named.
+        parameters: []
+        tools:
+          - dumpMemory: {}
+    """,
+    "other/trails/config/trailmaps/store/tools/store_iphone_scroll.tool.yaml": """
+        id: store_iphone_scroll
+        description: Names a device type.
+        parameters: []
+        tools:
+          - dumpMemory: {}
+    """,
+}
+
+SCOPING = "trails/config/trailmaps/shop/trailmap.yaml:5:5: warning: [TrailmapScopingCheck] trailmap 'shop'"
+#: Every error of SHOP + BROKEN_TRAILS + STORE, as ``file:line:col: what`` prefixes.
+EXPECTED_ERRORS = [
+    "trails/malformed.trail.yaml:7:1: malformed YAML",
+    "trails/calls.trail.yaml:10:11: unknown tool 'web_clik'",
+    "trails/calls.trail.yaml:14:23: invalid arguments for 'web_wait': argument 'seconds'",
+    "trails/calls.trail.yaml:18:11: invalid arguments for 'assertEquals': "
+    "missing required argument 'expected'",
+    "trails/calls.trail.yaml:22:11: 'assertEquals' uses {{args.user}}, which the trail does not declare",
+    "trails/calls.trail.yaml:26:39: invalid arguments for 'shop_web_greet': argument 'times'",
+    "trails/target.trail.yaml:3:11: unknown target 'shpo' in config.target",
+    "other/trails/config/trailmaps/store/tools/store_twoBodies.tool.yaml:1:1: tool 'store_twoBodies' has "
+    "tools and script",
+    "other/trails/config/trailmaps/store/tools/store_web_Open.tool.yaml:1:5: tool name 'store_web_Open' does "
+    "not follow the naming convention",
+    "other/trails/config/trailmaps/store/tools/store_iphone_scroll.tool.yaml:1:5: tool name "
+    "'store_iphone_scroll' names a device type ('iphone')",
+]
+#: Trail mistakes that do not depend on the workspace's tools.
+WORKSPACE_INDEPENDENT = [e for e in EXPECTED_ERRORS[:5] if "web_clik" not in e]
+
+
+def located(out: str) -> list[str]:
+    """Lines of the output that start a finding (``path:line:col: ...``)."""
+    return [line for line in out.splitlines() if not line.startswith(" ") and ".yaml:" in line]
+
+
+# -- check ----------------------------------------------------------------------------------------
+def test_check_of_the_examples_is_clean() -> None:
+    result = console("check", "examples/", cwd=REPO)
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no problems" in result.stdout
+    assert "1 workspace(s)" in result.stdout
+    assert result.stderr == ""
+
+
+def test_check_lists_every_problem_with_its_location(tmp_path: Path, cli) -> None:
+    write_tree(tmp_path, {**SHOP, **BROKEN_TRAILS, **STORE})
+
+    code, out, _ = cli("check", "trails", "other")
+
+    assert code == 1
+    found = located(out)
+    for expected in EXPECTED_ERRORS:
+        assert [line for line in found if line.startswith(expected)], f"missing {expected!r} in:\n{out}"
+    assert [line for line in found if line.startswith(SCOPING)], out
+    assert len(found) == len(EXPECTED_ERRORS) + 1, out  # nothing else: tokens are not judged
+    assert f"{len(EXPECTED_ERRORS)} problem(s), 1 warning(s)" in out.splitlines()[-1]
+    assert "did you mean 'web_click'?" in out and "did you mean 'shop'?" in out
+
+
+def test_the_console_script_exits_1_on_findings(tmp_path: Path) -> None:
+    write_tree(tmp_path, {**SHOP, **BROKEN_TRAILS})
+
+    result = console("check", "trails", cwd=tmp_path)
+
+    assert result.returncode == 1
+    assert "trails/calls.trail.yaml:10:11: unknown tool 'web_clik'" in result.stdout
+
+
+def test_check_reports_trail_mistakes_even_when_the_workspace_is_broken(tmp_path: Path, cli) -> None:
+    broken_tool = STORE["other/trails/config/trailmaps/store/tools/store_twoBodies.tool.yaml"]
+    write_tree(
+        tmp_path,
+        {**SHOP, **BROKEN_TRAILS, "trails/config/trailmaps/shop/tools/shop_twoBodies.tool.yaml": broken_tool},
+    )
+
+    code, out, _ = cli("check", "trails")
+
+    assert code == 1
+    assert "trails/config/trailmaps/shop/tools/shop_twoBodies.tool.yaml:1:1:" in out
+    missing = [e for e in WORKSPACE_INDEPENDENT if not any(x.startswith(e) for x in located(out))]
+    assert not missing, f"not reported: {missing}\n{out}"
+
+
+def test_warnings_alone_pass_unless_strict(tmp_path: Path, cli) -> None:
+    write_tree(tmp_path, SHOP)
+    write_tree(
+        tmp_path,
+        {
+            "trails/greet.trail.yaml": """
+                config:
+                  target: shop
+                trail:
+                  - step: Greet
+                    recording:
+                      web:
+                        - shop_web_greet: { who: Ada }
+            """
+        },
+    )
+
+    code, out, _ = cli("check", "trails")
+    strict_code, strict_out, _ = cli("check", "trails", "--strict")
+
+    assert code == 0, out
+    assert located(out) == [located(out)[0]] and located(out)[0].startswith(SCOPING)
+    assert "no problems, 1 warning(s)" in out
+    assert strict_code == 1, strict_out
+    assert "[TrailmapScopingCheck]" in strict_out and "1 problem(s)" in strict_out
+
+
+def test_strict_still_reports_every_trail_problem(tmp_path: Path, cli) -> None:
+    write_tree(tmp_path, {**SHOP, **BROKEN_TRAILS})
+
+    code, out, _ = cli("check", "trails", "--strict")
+
+    assert code == 1
+    found = located(out)
+    missing = [e for e in EXPECTED_ERRORS[:7] if not any(line.startswith(e) for line in found)]
+    assert not missing, f"--strict hid: {missing}\n{out}"
+    assert "8 problem(s)" in out.splitlines()[-1]  # the 7 above and the scoping finding
+
+
+def test_arguments_with_tokens_are_not_judged_by_type(tmp_path: Path, cli) -> None:
+    write_tree(tmp_path, SHOP)
+    write_tree(
+        tmp_path,
+        {
+            "trails/tokens.trail.yaml": """
+                config:
+                  target: shop
+                  args:
+                    pause: { type: integer, default: 1 }
+                    name: { type: string }
+                trail:
+                  - step: Values known at run time
+                    recording:
+                      web:
+                        - web_wait: { seconds: "{{args.pause}}" }
+                        - web_wait: { seconds: "${delay}" }
+                        - web_resize: { width: "{{memory.width}}", height: "{{height}}" }
+                        - shop_web_greet: { who: "{{args.name}}", times: "{{args.pause}}" }
+                        - assertMath: { expression: "{{a}} + 1", expected: "{{b}}" }
+            """
+        },
+    )
+
+    code, out, _ = cli("check", "trails/tokens.trail.yaml")
+
+    assert code == 0, out
+    assert located(out) == [located(out)[0]] and located(out)[0].startswith(SCOPING)  # the warning only
+
+
+def test_check_config_dir_points_at_a_workspace_elsewhere(tmp_path: Path, cli) -> None:
+    write_tree(tmp_path / "shared", SHOP)  # shared/trails/config: not above the suite
+    write_tree(
+        tmp_path,
+        {
+            "suite/greet.trail.yaml": """
+                trail:
+                  - step: Greet
+                    recording:
+                      web:
+                        - shop_web_greet: { who: Ada }
+            """
+        },
+    )
+
+    alone_code, alone_out, _ = cli("check", "suite")
+    code, out, _ = cli("check", "suite", "--config-dir", "shared/trails/config")
+
+    assert alone_code == 1 and "unknown tool 'shop_web_greet'" in alone_out
+    assert code == 0, out
+    assert "1 workspace(s)" in out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param(["check", "no/such/folder"], id="missing-path"),
+        pytest.param(["check"], id="no-path"),
+        pytest.param(["check", ".", "--bogus"], id="unknown-option"),
+        pytest.param(["check", ".", "--config-dir", "no/such/folder"], id="missing-config-dir"),
+        pytest.param(["check", ".", "--config-dir", "."], id="config-dir-without-trailblaze-yaml"),
+        pytest.param(["frobnicate"], id="unknown-command"),
+    ],
+)
+def test_usage_errors_exit_2(cli, args: list[str]) -> None:
+    code, out, err = cli(*args)
+
+    assert code == 2, out + err
+    assert err.strip(), "a usage error says what is wrong on stderr"
+    assert "Traceback" not in out + err
+
+
+def test_the_console_script_exits_2_on_a_missing_path(tmp_path: Path) -> None:
+    result = console("check", "nowhere", cwd=tmp_path)
+
+    assert result.returncode == 2
+    assert "no such file or folder: nowhere" in result.stderr
+
+
+# -- toolbox --------------------------------------------------------------------------------------
+def listed(out: str) -> dict[str, str]:
+    """Tool name -> source column of a toolbox listing."""
+    rows = [line.split() for line in out.splitlines()[:-1] if line.strip()]
+    return {row[0]: row[2] for row in rows}
+
+
+def test_toolbox_lists_the_web_tools_without_hidden_ones(cli) -> None:
+    code, out, _ = cli("toolbox", "--platform", "web")
+    all_code, all_out, _ = cli("toolbox", "--platform", "web", "--all")
+
+    assert code == 0 and all_code == 0
+    tools = listed(out)
+    for name in ("web_click", "web_navigate", "web_type", "web_verifyTextVisible", "web_verifyValue"):
+        assert tools.get(name) == "builtin", out
+    assert "web_evaluate" not in tools  # hidden from agents (surface_to_llm false)
+    assert not [name for name in tools if name.startswith(("android_", "ios_", "mobile_"))], out
+    assert out.splitlines()[-1] == f"{len(tools)} tool(s) for web (no target)"
+    assert "web_evaluate" in listed(all_out)
+    assert set(tools) < set(listed(all_out))
+
+
+def test_toolbox_of_the_examples_target_lists_its_tools_with_their_sources() -> None:
+    result = console("toolbox", "--target", "sampleApp", "--platform", "web", cwd=EXAMPLES)
+
+    assert result.returncode == 0, result.stderr
+    tools = listed(result.stdout)
+    assert tools["sampleApp_web_openSection"] == "yaml:sampleApp_web_openSection.tool.yaml"
+    assert tools["sampleApp_web_rememberCounter"].startswith("python:")
+    assert tools["sampleApp_web_incrementCounterTo"] == "script:sampleApp_web_incrementCounterTo.tool.yaml"
+    assert tools["web_click"] == "builtin" and tools["web_verifyTextVisible"] == "builtin"
+    assert "web_evaluate" not in tools
+    assert result.stdout.splitlines()[-1] == f"{len(tools)} tool(s) for web (target sampleApp)"
+
+
+def test_toolbox_unknown_target_and_driver_are_usage_errors(cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(EXAMPLES)
+    target_code, _, target_err = cli("toolbox", "--target", "sampleAp", "--platform", "web")
+    driver_code, _, driver_err = cli("toolbox", "--driver", "nope")
+
+    assert target_code == 2
+    assert "unknown target 'sampleAp'" in target_err and "did you mean 'sampleApp'?" in target_err
+    assert driver_code == 2
+    assert "unknown driver 'nope'" in driver_err and "playwright-native" in driver_err
+
+
+def test_toolbox_of_a_target_hides_tools_not_surfaced_to_agents(tmp_path: Path, cli) -> None:
+    write_tree(tmp_path, SHOP)
+    write_tree(
+        tmp_path,
+        {
+            "trails/config/trailmaps/shop/tools/shop_web_resetAll.tool.yaml": """
+                id: shop_web_resetAll
+                description: Reset everything behind the agent's back.
+                parameters: []
+                surface_to_llm: false
+                tools:
+                  - dumpMemory: {}
+            """
+        },
+    )
+
+    code, out, _ = cli("toolbox", "--target", "shop", "--platform", "web")
+    all_code, all_out, _ = cli("toolbox", "--target", "shop", "--platform", "web", "--all")
+
+    assert code == 0 and all_code == 0
+    assert listed(out)["shop_web_greet"] == "yaml:shop_web_greet.tool.yaml"
+    assert "shop_web_resetAll" not in listed(out)
+    assert listed(all_out)["shop_web_resetAll"] == "yaml:shop_web_resetAll.tool.yaml"
+    assert out.splitlines()[-1].endswith("(target shop)")
+
+
+def test_toolbox_of_a_target_leaves_out_the_tools_of_other_targets(tmp_path: Path, cli) -> None:
+    write_tree(tmp_path, SHOP)
+    write_tree(
+        tmp_path,
+        {
+            "trails/config/trailblaze.yaml": "targets: [shop, store]\n",
+            "trails/config/trailmaps/store/trailmap.yaml": """
+                id: store
+                target:
+                  display_name: Store
+                  tools: [store_web_restock]
+            """,
+            "trails/config/trailmaps/store/tools/store_web_restock.tool.yaml": """
+                id: store_web_restock
+                description: Restock the store.
+                parameters: []
+                tools:
+                  - dumpMemory: {}
+            """,
+        },
+    )
+
+    shop_code, shop_out, _ = cli("toolbox", "--target", "shop", "--platform", "web")
+    store_code, store_out, _ = cli("toolbox", "--target", "store", "--platform", "web")
+
+    assert shop_code == 0 and store_code == 0
+    assert "shop_web_greet" in listed(shop_out) and "store_web_restock" in listed(store_out)
+    assert "store_web_restock" not in listed(shop_out), shop_out
+    assert "shop_web_greet" not in listed(store_out), store_out
