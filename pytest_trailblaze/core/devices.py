@@ -36,9 +36,15 @@ DRIVER_TYPES: tuple[DriverType, ...] = (
     DriverType("REVYL_ANDROID", "revyl-android", "android", True),
     DriverType("REVYL_IOS", "revyl-ios", "ios", True),
     DriverType("COMPOSE", "compose", "desktop", True),
+    # This plugin's own host-side drivers for mobile: Appium sessions (web is PLAYWRIGHT_NATIVE).
+    DriverType("APPIUM_ANDROID", "appium-android", "android", True),
+    DriverType("APPIUM_IOS", "appium-ios", "ios", True),
 )
 
 _BY_NAME = {d.name: d for d in DRIVER_TYPES}
+
+#: The driver this plugin runs each platform on; other pins are replaced by it (and noted).
+NATIVE_DRIVERS = {"web": "PLAYWRIGHT_NATIVE", "android": "APPIUM_ANDROID", "ios": "APPIUM_IOS"}
 
 
 def driver_type(name: str) -> DriverType | None:

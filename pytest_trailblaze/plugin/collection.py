@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from ..core.devices import PLATFORMS, driver_type, platform_of
+from ..core.devices import NATIVE_DRIVERS, PLATFORMS, driver_type, platform_of
 from ..core.errors import ConfigurationError, Problem, TrailblazeError, TrailLoadError
 from ..core.lineage import resolve
 from ..core.loader import classifier_from_filename, load_trail
@@ -256,7 +256,7 @@ def driver_pin(trail: Trail, platform: str, settings: Settings) -> str | None:
 
 
 def note_pin(config: pytest.Config, pin: str, platform: str, nodeid: str) -> None:
-    native = {"web": "PLAYWRIGHT_NATIVE"}.get(platform)
+    native = NATIVE_DRIVERS.get(platform)
     if pin != native:
         config.stash.setdefault(PIN_NOTES_KEY, {}).setdefault(pin, set()).add(nodeid)
 

@@ -16,6 +16,7 @@ import pytest
 from ..core.context import DeviceInfo
 from ..core.memory import Memory
 from ..core.registry import ToolRegistry
+from ..drivers.appium import AppiumHost
 from ..drivers.playwright import BrowserHost, BrowserOptions
 from ..mcp.toolsets import McpToolsets
 from ..workspace import Workspace
@@ -53,6 +54,22 @@ def trailblaze_browser_context_args() -> Mapping[str, Any]:
 def trailblaze_browser(trailblaze_browser_options: BrowserOptions) -> Iterator[BrowserHost]:
     """The worker's browser; launched on first use, closed at the end of the session."""
     host = BrowserHost(trailblaze_browser_options)
+    try:
+        yield host
+    finally:
+        host.close()
+
+
+@pytest.fixture(scope="session")
+def trailblaze_appium_capabilities(trailblaze_settings: Settings) -> Mapping[str, Mapping[str, Any]]:
+    """Appium capabilities by platform (``android``, ``ios``); override to add vendor keys."""
+    return trailblaze_settings.appium.capabilities
+
+
+@pytest.fixture(scope="session")
+def trailblaze_appium(trailblaze_settings: Settings) -> Iterator[AppiumHost]:
+    """The worker's Appium server connection (a local server when asked) and its sessions."""
+    host = AppiumHost(trailblaze_settings.appium, trailblaze_settings.output_dir / "appium-logs")
     try:
         yield host
     finally:
@@ -105,6 +122,18 @@ def trailblaze_driver(request: pytest.FixtureRequest) -> Iterator[Any]:
     if driver is None and item.platform == "web":
         host: BrowserHost = request.getfixturevalue("trailblaze_browser")
         driver = host.new_driver(context_args=request.getfixturevalue("trailblaze_browser_context_args"))
+    elif (
+        driver is None
+        and item.platform in ("android", "ios")
+        and request.config.stash[SETTINGS_KEY].appium.configured
+    ):
+        capabilities = request.getfixturevalue("trailblaze_appium_capabilities").get(item.platform)
+        if not capabilities:
+            pytest.skip(
+                f"no Appium capabilities for {item.platform}: add an `{item.platform}:` map to "
+                f"--trailblaze-appium-caps or to the trailblaze_appium_capabilities fixture"
+            )
+        driver = request.getfixturevalue("trailblaze_appium").new_driver(item.platform, capabilities)
     if driver is None:
         pytest.skip(NO_DRIVER.get(item.platform, f"no driver for {item.platform}"))
     try:

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from ..core.devices import DRIVER_TYPES, driver_type
+from ..drivers.appium import AppiumSettings
 from ..drivers.playwright import BrowserOptions
 from ..mcp.server import handshake_timeout_default
 
@@ -40,10 +41,11 @@ class Settings:
     strict: bool = False
     mcp_handshake_timeout: float = 60.0
     mcp_call_timeout: float = 60.0
+    appium: AppiumSettings = field(default_factory=AppiumSettings)
 
     def configured_platforms(self) -> frozenset[str]:
-        """Platforms this run has a driver for; web always (Playwright is built in)."""
-        return frozenset({"web"})
+        """Platforms this run has a driver for: web always, android and ios with an Appium server."""
+        return frozenset({"web", "android", "ios"} if self.appium.configured else {"web"})
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -203,6 +205,33 @@ def add_options(parser: pytest.Parser) -> None:
         help="how long one MCP tool call may take before the server is stopped (default 60)",
     )
     option(
+        "appium-url",
+        "trailblaze_appium_url",
+        metavar="URL",
+        help="Appium server for android / ios trails (or TRAILBLAZE_APPIUM_URL), e.g. http://127.0.0.1:4723",
+    )
+    option(
+        "appium-server",
+        "trailblaze_appium_server",
+        metavar="DIR",
+        help="start a local Appium server for the run from DIR/node_modules/appium (stopped at the end)",
+    )
+    option(
+        "appium-caps",
+        "trailblaze_appium_caps",
+        metavar="FILE",
+        help="YAML or JSON file of Appium capabilities by platform: {android: {...}, ios: {...}}",
+    )
+    option(
+        "appium-fresh-session",
+        "trailblaze_appium_fresh_session",
+        ini_type="bool",
+        ini_default=False,
+        action="store_true",
+        default=None,
+        help="start a new Appium session for every trail instead of one per platform and worker",
+    )
+    option(
         "full-trace",
         action="store_true",
         default=False,
@@ -260,6 +289,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
             "--trailblaze-mcp-handshake-timeout",
             default=handshake_timeout_default(),
         ),
+        appium=_appium(opt, config),
         mcp_call_timeout=_seconds(
             _pick(opt.trailblaze_mcp_call_timeout, config.getini("trailblaze_mcp_call_timeout")),
             "--trailblaze-mcp-call-timeout",
@@ -275,6 +305,51 @@ def _config_dir(value: Any, config: pytest.Config) -> Path | None:
     if not (path / "trailblaze.yaml").is_file():
         raise pytest.UsageError(f"--trailblaze-config-dir {value}: no trailblaze.yaml in {path}")
     return path.resolve()
+
+
+def _appium(opt: Any, config: pytest.Config) -> AppiumSettings:
+    url = _pick(opt.trailblaze_appium_url, config.getini("trailblaze_appium_url")) or os.environ.get(
+        "TRAILBLAZE_APPIUM_URL"
+    )
+    server = _pick(opt.trailblaze_appium_server, config.getini("trailblaze_appium_server"))
+    if url and server:
+        raise pytest.UsageError(
+            "--trailblaze-appium-url and --trailblaze-appium-server exclude each other: use one"
+        )
+    home = _existing_dir(server, "--trailblaze-appium-server", config) if server else None
+    caps_file = _pick(opt.trailblaze_appium_caps, config.getini("trailblaze_appium_caps"))
+    fresh = opt.trailblaze_appium_fresh_session
+    return AppiumSettings(
+        url=url or None,
+        server_home=home,
+        capabilities=load_capabilities(Path(config.invocation_params.dir, caps_file)) if caps_file else {},
+        fresh_session=bool(fresh if fresh is not None else config.getini("trailblaze_appium_fresh_session")),
+    )
+
+
+def _existing_dir(value: str, option: str, config: pytest.Config) -> Path:
+    path = Path(config.invocation_params.dir, value).resolve()
+    if not path.is_dir():
+        raise pytest.UsageError(f"{option} {value}: no such folder")
+    return path
+
+
+def load_capabilities(path: Path) -> dict[str, dict[str, Any]]:
+    """Capabilities by platform; an ``appium:app`` path relative to the file resolves against its folder."""
+    data = _yaml_map(path, "--trailblaze-appium-caps")
+    caps: dict[str, dict[str, Any]] = {}
+    for platform, entries in data.items():
+        if platform not in ("android", "ios") or not isinstance(entries, dict):
+            raise pytest.UsageError(
+                f"--trailblaze-appium-caps {path}: expected `android:` and/or `ios:` maps of capabilities, "
+                f"found {platform!r}"
+            )
+        entries = dict(entries)
+        app = entries.get("appium:app")
+        if isinstance(app, str) and not Path(app).is_absolute() and (path.parent / app).exists():
+            entries["appium:app"] = str((path.parent / app).resolve())
+        caps[platform] = entries
+    return caps
 
 
 def _seconds(text: Any, option: str, default: float) -> float:
@@ -304,18 +379,21 @@ def _pairs(values: list[str] | None, option: str) -> dict[str, str]:
 
 
 def _args_file(path: str | None) -> dict[str, Any]:
-    if not path:
-        return {}
+    return _yaml_map(Path(path), "--trailblaze-args-file") if path else {}
+
+
+def _yaml_map(path: Path, option: str) -> dict[str, Any]:
+    """A YAML or JSON file holding a map; anything else is a usage error naming the option."""
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise pytest.UsageError(f"--trailblaze-args-file {path}: cannot read it: {exc.strerror}") from None
+        raise pytest.UsageError(f"{option} {path}: cannot read it: {exc.strerror}") from None
     except yaml.YAMLError as exc:
-        raise pytest.UsageError(f"--trailblaze-args-file {path}: not valid YAML or JSON: {exc}") from None
+        raise pytest.UsageError(f"{option} {path}: not valid YAML or JSON: {exc}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise pytest.UsageError(f"--trailblaze-args-file {path}: expected a map of arg names to values")
+        raise pytest.UsageError(f"{option} {path}: expected a map")
     return {str(k): v for k, v in data.items()}
 
 

@@ -9,8 +9,13 @@ from __future__ import annotations
 
 from .schema import PlatformConfig, ToolsetConfig
 
-MOBILE_DRIVERS = ["android-ondevice-instrumentation", "android-ondevice-accessibility", "ios-host"]
-ANDROID_DRIVERS = ["android-ondevice-instrumentation", "android-ondevice-accessibility"]
+MOBILE_DRIVERS = [
+    "android-ondevice-instrumentation",
+    "android-ondevice-accessibility",
+    "ios-host",
+    "appium-android",
+    "appium-ios",
+]
 WEB_DRIVERS = ["playwright-native", "playwright-electron"]
 
 

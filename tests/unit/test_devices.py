@@ -29,8 +29,16 @@ UPSTREAM_DRIVERS = [
 ]
 
 
-def test_driver_table_matches_upstream() -> None:
-    assert [(d.name, d.yaml_key, d.platform, d.requires_host) for d in DRIVER_TYPES] == UPSTREAM_DRIVERS
+#: This plugin's own drivers, after upstream's.
+PLUGIN_DRIVERS = [
+    ("APPIUM_ANDROID", "appium-android", "android", True),
+    ("APPIUM_IOS", "appium-ios", "ios", True),
+]
+
+
+def test_driver_table_is_upstreams_then_the_plugins() -> None:
+    table = [(d.name, d.yaml_key, d.platform, d.requires_host) for d in DRIVER_TYPES]
+    assert table == UPSTREAM_DRIVERS + PLUGIN_DRIVERS
 
 
 @pytest.mark.parametrize(("name", "yaml_key", "platform", "requires_host"), UPSTREAM_DRIVERS)

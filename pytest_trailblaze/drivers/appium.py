@@ -1,0 +1,429 @@
+"""The mobile driver: Appium sessions through appium-python-client, for android and ios.
+
+One Appium session per worker per platform, reused by the trails of that platform (their
+trailheads reset the app), unless a fresh session per trail is asked for. Elements found by a
+``nodeSelector`` in the page source are acted on through their exact XPath (a click the app
+sees); gestures (long press, swipes, points) are W3C pointer actions.
+
+Device sizes are pixels. Android (UiAutomator2) reports its window in pixels; iOS (XCUITest)
+reports points, which become pixels when the session reports a ``pixelRatio``. Android's density
+comes from ``deviceScreenDensity`` (dpi / 160) when reported; without it the size rules of U§2.1
+fall back to pixels.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ..core.context import DeviceInfo
+from ..core.errors import DriverError, ToolFailure
+from . import selectors
+from .selectors import Node
+
+T = TypeVar("T")
+POLL_S = 0.25
+SERVER_START_S = 60.0
+ANDROID_KEYCODES = {"BACK": 4, "ENTER": 66, "HOME": 3, "BACKSPACE": 67, "TAB": 61, "ESCAPE": 111}
+IOS_KEYS = {"ENTER": "\n", "BACKSPACE": "\b", "TAB": "\t"}
+
+
+def driver_key(platform: str) -> str:
+    return f"appium-{platform}"
+
+
+@dataclass(frozen=True)
+class AppiumSettings:
+    """Where the Appium server is and how sessions are made."""
+
+    url: str | None = None
+    server_home: Path | None = None
+    capabilities: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    fresh_session: bool = False
+    connect_timeout_s: float = 15.0
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.url or self.server_home)
+
+
+class LocalAppiumServer:
+    """An Appium server this run starts from a Node install, and stops at the end."""
+
+    def __init__(self, home: Path, log_path: Path) -> None:
+        self.home = home
+        self.log_path = log_path
+        self.process: subprocess.Popen[bytes] | None = None
+        self.url = ""
+
+    def start(self) -> str:
+        entry = self.home / "node_modules" / "appium" / "index.js"
+        if not entry.is_file():
+            raise DriverError(
+                f"no Appium in {self.home} (looked for {entry})\n"
+                f"  fix: run `npm install appium@3 @appium/fake-driver` there, or point "
+                f"--trailblaze-appium-server at the folder that has it"
+            )
+        port = _free_port()
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = self.log_path.open("wb")
+        argv = [
+            "node",
+            str(entry),
+            "server",
+            "--address",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warn",
+        ]
+        env = {**os.environ, "APPIUM_HOME": str(self.home)}
+        self.process = subprocess.Popen(
+            argv,
+            cwd=self.home,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        log.close()
+        self.url = f"http://127.0.0.1:{port}"
+        self._wait_ready()
+        return self.url
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + SERVER_START_S
+        while time.monotonic() < deadline:
+            if self.process is not None and self.process.poll() is not None:
+                tail = self.log_path.read_text(errors="replace").strip().splitlines()[-8:]
+                self.stop()
+                raise DriverError(
+                    f"the local Appium server exited with code {self.process.returncode} while starting\n"
+                    + "".join(f"    {line}\n" for line in tail)
+                    + f"  log: {self.log_path}"
+                )
+            status = f"{self.url}/status"
+            with contextlib.suppress(OSError), urllib.request.urlopen(status, timeout=1) as answer:
+                if answer.status == 200:
+                    return
+            time.sleep(0.2)
+        self.stop()
+        raise DriverError(
+            f"the local Appium server did not answer /status in {SERVER_START_S:g} s; log: {self.log_path}"
+        )
+
+    def stop(self) -> None:
+        process, self.process = self.process, None
+        if process is None or process.poll() is not None:
+            return
+        _signal_group(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            _signal_group(process.pid, signal.SIGKILL)
+            process.wait(timeout=5)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _signal_group(pid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+class AppiumHost:
+    """The worker's Appium server connection and its sessions by platform."""
+
+    def __init__(self, settings: AppiumSettings, log_dir: Path) -> None:
+        self.settings = settings
+        self.log_dir = log_dir
+        self._server: LocalAppiumServer | None = None
+        self._sessions: dict[str, Any] = {}
+        self._failures: dict[str, DriverError] = {}
+
+    @property
+    def url(self) -> str:
+        if self.settings.url:
+            return self.settings.url.rstrip("/")
+        if self._server is None:
+            self._server = LocalAppiumServer(
+                self.settings.server_home or Path.cwd(), self.log_dir / "appium-server.log"
+            )
+            self._server.start()
+        return self._server.url
+
+    def new_driver(self, platform: str, capabilities: Mapping[str, Any]) -> MobileDriver:
+        """A driver on the platform's session (a new one when sessions are per trail)."""
+        if platform in self._failures:
+            raise DriverError(str(self._failures[platform]))
+        if self.settings.fresh_session:
+            return MobileDriver(self._create(platform, capabilities), platform, owns_session=True)
+        if platform not in self._sessions:
+            try:
+                self._sessions[platform] = self._create(platform, capabilities)
+            except DriverError as exc:
+                self._failures[platform] = exc
+                raise
+        return MobileDriver(self._sessions[platform], platform, owns_session=False)
+
+    def _create(self, platform: str, capabilities: Mapping[str, Any]) -> Any:
+        from appium import webdriver
+        from appium.options.common import AppiumOptions
+        from appium.webdriver.client_config import AppiumClientConfig
+
+        url = self.url
+        options = AppiumOptions()
+        options.load_capabilities(dict(capabilities))
+        config = AppiumClientConfig(remote_server_addr=url, timeout=self.settings.connect_timeout_s)
+        try:
+            return webdriver.Remote(url, options=options, client_config=config)
+        except Exception as exc:
+            raise DriverError(session_failure(url, platform, capabilities, exc)) from None
+
+    def close(self) -> None:
+        try:
+            for session in self._sessions.values():
+                with contextlib.suppress(Exception):
+                    session.quit()
+        finally:
+            self._sessions.clear()
+            if self._server is not None:
+                self._server.stop()
+                self._server = None
+
+
+def session_failure(url: str, platform: str, capabilities: Mapping[str, Any], exc: Exception) -> str:
+    """Why a session could not start: the server's own message, and what to do."""
+    text = getattr(exc, "msg", None) or str(exc)
+    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    unreachable = any(
+        word in text for word in ("Connection refused", "Max retries", "timed out", "NewConnectionError")
+    )
+    if unreachable:
+        return (
+            f"could not reach the Appium server at {url}: {first}\n"
+            f"  fix: start it (`appium server --address 127.0.0.1 --port ...`), or pass the right "
+            f"--trailblaze-appium-url, or --trailblaze-appium-server to let the plugin start one"
+        )
+    return (
+        f"the Appium server at {url} refused a {platform} session: {first}\n"
+        f"  capabilities: {dict(capabilities)}\n"
+        f"  fix: check the capabilities for {platform} (--trailblaze-appium-caps or the "
+        f"trailblaze_appium_capabilities fixture) and that the driver they name is installed"
+    )
+
+
+class MobileDriver:
+    """One trail's view of a platform's Appium session."""
+
+    def __init__(self, session: Any, platform: str, *, owns_session: bool) -> None:
+        self.session = session
+        self.platform = platform
+        self.driver_key = driver_key(platform)
+        self.owns_session = owns_session
+        self.focused_xpath: str | None = None
+
+    # -- the driver protocol ---------------------------------------------------------------------
+    def device_info(self) -> DeviceInfo:
+        size = self.command("get the window size", self.session.get_window_size)
+        caps = dict(getattr(self.session, "capabilities", {}) or {})
+        width, height = int(size["width"]), int(size["height"])
+        density = None
+        if self.platform == "ios":
+            ratio = _number(caps.get("pixelRatio"))
+            if ratio:
+                width, height = round(width * ratio), round(height * ratio)
+        else:
+            dpi = _number(caps.get("deviceScreenDensity"))
+            density = dpi / 160 if dpi else None
+        return DeviceInfo(self.platform, self.driver_key, width, height, density)
+
+    def hierarchy(self) -> str:
+        return self.command("read the page source", lambda: self.session.page_source)
+
+    def screenshot(self, path: Path) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(self.command("take a screenshot", self.session.get_screenshot_as_png))
+        return path
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+    def close(self) -> None:
+        if self.owns_session:
+            with contextlib.suppress(Exception):
+                self.session.quit()
+
+    # -- commands ------------------------------------------------------------------------------
+    def command(self, what: str, call: Callable[[], T]) -> T:
+        """Run an Appium command; the server's refusal becomes a failure that says what was sent."""
+        from selenium.common.exceptions import InvalidSessionIdException, WebDriverException
+
+        try:
+            return call()
+        except InvalidSessionIdException as exc:
+            raise DriverError(f"the Appium session is gone ({_first(exc)})") from None
+        except WebDriverException as exc:
+            raise ToolFailure(f"the Appium server could not {what}: {_first(exc)}") from None
+
+    def execute(self, script: str, args: Mapping[str, Any]) -> Any:
+        return self.command(f"run `{script}`", lambda: self.session.execute_script(script, dict(args)))
+
+    # -- the view hierarchy ----------------------------------------------------------------------
+    def nodes(self) -> list[Node]:
+        try:
+            return selectors.parse_hierarchy(self.hierarchy())
+        except ValueError as exc:
+            raise ToolFailure(str(exc)) from None
+
+    def find(self, selector: Mapping[str, Any]) -> list[Node]:
+        try:
+            return [n for n in selectors.find_all(self.nodes(), selector) if n.visible]
+        except selectors.SelectorError as exc:
+            raise ToolFailure(str(exc)) from None
+
+    def wait_for(self, selector: Mapping[str, Any], timeout_s: float, *, present: bool = True) -> list[Node]:
+        """Poll the hierarchy until the selector matches (or, with ``present=False``, stops matching)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            found = self.find(selector)
+            if bool(found) == present or time.monotonic() >= deadline:
+                return found
+            time.sleep(POLL_S)
+
+    def element(self, node: Node) -> Any:
+        from selenium.webdriver.common.by import By
+
+        return self.command(f"find {node.label()}", lambda: self.session.find_element(By.XPATH, node.xpath))
+
+    # -- gestures ------------------------------------------------------------------------------
+    def tap(self, node: Node, *, long_press: bool = False) -> None:
+        if long_press:
+            self.tap_point(*node.center, long_press=True)
+        else:
+            element = self.element(node)
+            self.command(f"click {node.label()}", element.click)
+        self.focused_xpath = node.xpath
+
+    def tap_point(self, x: int, y: int, *, long_press: bool = False) -> None:
+        self._pointer([(x, y)], hold_s=1.0 if long_press else 0.05)
+
+    def swipe(self, start: tuple[int, int], end: tuple[int, int], duration_ms: int = 400) -> None:
+        self._pointer([start, end], hold_s=0.05, move_ms=duration_ms)
+
+    def _pointer(self, points: list[tuple[int, int]], *, hold_s: float, move_ms: int = 0) -> None:
+        from selenium.webdriver.common.actions import interaction
+        from selenium.webdriver.common.actions.action_builder import ActionBuilder
+        from selenium.webdriver.common.actions.pointer_input import PointerInput
+
+        def act() -> None:
+            builder = ActionBuilder(self.session, mouse=PointerInput(interaction.POINTER_TOUCH, "finger"))
+            finger = builder.pointer_action
+            finger.move_to_location(*points[0]).pointer_down().pause(hold_s)
+            for x, y in points[1:]:
+                finger.move_to_location(x, y, duration=move_ms)
+            finger.release()
+            builder.perform()
+
+        self.command("perform the gesture", act)
+
+    def screen_size(self) -> tuple[int, int]:
+        size = self.command("get the window size", self.session.get_window_size)
+        return int(size["width"]), int(size["height"])
+
+    # -- text --------------------------------------------------------------------------------------
+    def focused(self) -> Any:
+        """The focused field: the session's active element, else the element this driver tapped last."""
+        from selenium.common.exceptions import WebDriverException
+        from selenium.webdriver.common.by import By
+
+        try:
+            return self.session.switch_to.active_element
+        except WebDriverException:
+            pass
+        if self.focused_xpath is None:
+            raise ToolFailure("no text field has the focus: tap one first (tapOnElementBySelector)")
+        xpath = self.focused_xpath
+        return self.command("find the focused field", lambda: self.session.find_element(By.XPATH, xpath))
+
+    def type_text(self, text: str) -> None:
+        field_ = self.focused()
+        self.command("type into the focused field", lambda: field_.send_keys(text))
+
+    def erase(self, count: int | None) -> None:
+        field_ = self.focused()
+        current = self.command("read the focused field", lambda: field_.text) or ""
+        self.command("clear the focused field", field_.clear)
+        keep = current[: max(0, len(current) - count)] if count is not None else ""
+        if keep:
+            self.command("type into the focused field", lambda: field_.send_keys(keep))
+
+    # -- device and app ------------------------------------------------------------------------------
+    def hide_keyboard(self) -> None:
+        self.command("hide the keyboard (mobile: hideKeyboard)", self.session.hide_keyboard)
+
+    def press_key(self, key: str) -> None:
+        if self.platform == "android":
+            code = ANDROID_KEYCODES[key]
+            self.command(
+                f"press {key} (mobile: pressKey, keycode {code})", lambda: self.session.press_keycode(code)
+            )
+        elif key == "HOME":
+            self.execute("mobile: pressButton", {"name": "home"})
+        elif key == "BACK":
+            self.back()
+        elif key in IOS_KEYS:
+            self.type_text(IOS_KEYS[key])
+        else:
+            raise ToolFailure(f"iOS has no {key} key")
+
+    def back(self) -> None:
+        if self.platform == "android":
+            self.command("go back (W3C back)", self.session.back)
+        else:  # iOS has no back button: swipe in from the left edge, as Maestro does
+            width, height = self.screen_size()
+            self.swipe((1, height // 2), (width * 2 // 3, height // 2), duration_ms=300)
+
+    def launch_app(self, app_id: str, mode: str) -> str:
+        if self.platform == "ios" and app_id.startswith("com.apple.") and mode == "REINSTALL":
+            mode = "FORCE_RESTART"  # system apps cannot be reinstalled
+        if mode == "REINSTALL" and self.platform == "android":
+            self.execute("mobile: clearApp", {"appId": app_id})
+        if mode in ("REINSTALL", "FORCE_RESTART"):
+            self.command(f"stop {app_id} (mobile: terminateApp)", lambda: self.session.terminate_app(app_id))
+        self.command(f"start {app_id} (mobile: activateApp)", lambda: self.session.activate_app(app_id))
+        return f"launched {app_id} ({mode})"
+
+    def open_url(self, url: str) -> None:
+        self.execute("mobile: deepLink", {"url": url})
+
+    def installed_apps(self) -> list[str]:
+        apps = self.execute("mobile: listApps", {})
+        return sorted(apps if isinstance(apps, list) else (apps or {}).keys())
+
+
+def _number(value: Any) -> float | None:
+    try:
+        return float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _first(exc: BaseException) -> str:
+    text = (getattr(exc, "msg", None) or str(exc)).strip()
+    return text.splitlines()[0].removeprefix("Message: ") if text else type(exc).__name__
