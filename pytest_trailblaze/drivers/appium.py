@@ -35,6 +35,7 @@ POLL_S = 0.25
 SERVER_START_S = 60.0
 ANDROID_KEYCODES = {"BACK": 4, "ENTER": 66, "HOME": 3, "BACKSPACE": 67, "TAB": 61, "ESCAPE": 111}
 IOS_KEYS = {"ENTER": "\n", "BACKSPACE": "\b", "TAB": "\t"}
+TEXT_FIELD_KINDS = ("EditText", "TextField", "SecureTextField", "XCUIElementTypeTextView")
 
 
 def driver_key(platform: str) -> str:
@@ -237,9 +238,19 @@ class MobileDriver:
         self.driver_key = driver_key(platform)
         self.owns_session = owns_session
         self.focused_xpath: str | None = None
+        #: The text field this driver tapped last, while nothing else was tapped since.
+        self.focused_field: Any = None
 
     # -- the driver protocol ---------------------------------------------------------------------
     def device_info(self) -> DeviceInfo:
+        """Measured once per session: the window of a phone does not change between trails."""
+        cached = getattr(self.session, "_trailblaze_device", None)
+        if cached is None:
+            cached = self._measure()
+            self.session._trailblaze_device = cached
+        return cached
+
+    def _measure(self) -> DeviceInfo:
         size = self.command("get the window size", self.session.get_window_size)
         caps = dict(getattr(self.session, "capabilities", {}) or {})
         width, height = int(size["width"]), int(size["height"])
@@ -313,12 +324,14 @@ class MobileDriver:
 
     # -- gestures ------------------------------------------------------------------------------
     def tap(self, node: Node, *, long_press: bool = False) -> None:
+        element = None
         if long_press:
             self.tap_point(*node.center, long_press=True)
         else:
             element = self.element(node)
             self.command(f"click {node.label()}", element.click)
         self.focused_xpath = node.xpath
+        self.focused_field = element if element is not None and is_text_field(node) else None
 
     def tap_point(self, x: int, y: int, *, long_press: bool = False) -> None:
         self._pointer([(x, y)], hold_s=1.0 if long_press else 0.05)
@@ -348,14 +361,18 @@ class MobileDriver:
 
     # -- text --------------------------------------------------------------------------------------
     def focused(self) -> Any:
-        """The focused field: the session's active element, else the element this driver tapped last."""
+        """The focused field: the text field just tapped, else the session's active element, else the
+        element this driver tapped last (for servers that do not report an active element)."""
         from selenium.common.exceptions import WebDriverException
         from selenium.webdriver.common.by import By
 
-        try:
-            return self.session.switch_to.active_element
-        except WebDriverException:
-            pass
+        if self.focused_field is not None:
+            return self.focused_field
+        if getattr(self.session, "_trailblaze_active_element", True):
+            try:
+                return self.session.switch_to.active_element
+            except WebDriverException:
+                self.session._trailblaze_active_element = False  # the server cannot tell: do not ask again
         if self.focused_xpath is None:
             raise ToolFailure("no text field has the focus: tap one first (tapOnElementBySelector)")
         xpath = self.focused_xpath
@@ -415,6 +432,12 @@ class MobileDriver:
     def installed_apps(self) -> list[str]:
         apps = self.execute("mobile: listApps", {})
         return sorted(apps if isinstance(apps, list) else (apps or {}).keys())
+
+
+def is_text_field(node: Node) -> bool:
+    """Fields one types into: EditText on Android, text fields and views on iOS."""
+    kind = node.get("class", "type") or node.tag
+    return any(word in kind for word in TEXT_FIELD_KINDS)
 
 
 def _number(value: Any) -> float | None:
