@@ -79,6 +79,18 @@ def _only(driver: MobileDriver, selector: dict[str, Any], timeout_ms: int) -> No
     return found[0]
 
 
+def _shown_text(driver: MobileDriver, text: str, **filters: Any) -> Node:
+    """The visible element showing ``text`` (Maestro style: a substring, any case)."""
+    return _only(driver, _text_selector(driver, text, **filters), DEFAULT_WAIT_MS)
+
+
+def _absent(driver: MobileDriver, selector: dict[str, Any], timeout_ms: int, what: str) -> None:
+    """Wait until nothing visible matches ``selector``; fail naming what is still there."""
+    found = driver.wait_for(selector, timeout_ms / 1000, present=False)
+    if found:
+        raise ToolFailure(f"{found[0].label()} {what} is still visible")
+
+
 def text_of(node: Node) -> str:
     return node.get("text", "label", "value", "content-desc", "name") or ""
 
@@ -161,9 +173,7 @@ def assertNotVisibleBySelector(
     """Wait until no visible element matches a selector."""
     driver = mobile(ctx)
     selector = _selector(nodeSelector, "assertNotVisibleBySelector")
-    found = driver.wait_for(selector, (timeoutMs or DEFAULT_WAIT_MS) / 1000, present=False)
-    if found:
-        raise ToolFailure(f"{found[0].label()} is still visible ({describe(selector)})")
+    _absent(driver, selector, timeoutMs or DEFAULT_WAIT_MS, f"({describe(selector)})")
     return f"nothing matches {describe(selector)}"
 
 
@@ -186,11 +196,7 @@ def assertVisibleWithText(
 ) -> str:
     """Assert an element showing this text (a substring, any case) is visible."""
     driver = mobile(ctx)
-    node = _only(
-        driver,
-        _text_selector(driver, text, id=id, index=index, enabled=enabled, selected=selected),
-        DEFAULT_WAIT_MS,
-    )
+    node = _shown_text(driver, text, id=id, index=index, enabled=enabled, selected=selected)
     return f"{node.label()} is visible"
 
 
@@ -206,9 +212,7 @@ def assertNotVisibleWithText(
     """Assert no visible element shows this text (a substring, any case)."""
     driver = mobile(ctx)
     selector = _text_selector(driver, text, id=id, index=index, enabled=enabled, selected=selected)
-    found = driver.wait_for(selector, DEFAULT_WAIT_MS / 1000, present=False)
-    if found:
-        raise ToolFailure(f"{found[0].label()} showing {text!r} is still visible")
+    _absent(driver, selector, DEFAULT_WAIT_MS, f"showing {text!r}")
     return f"no element shows {text!r}"
 
 
@@ -223,11 +227,7 @@ def tapOnElementWithText(
 ) -> str:
     """Tap the element showing this text (a substring, any case)."""
     driver = mobile(ctx)
-    node = _only(
-        driver,
-        _text_selector(driver, text, id=id, index=index, enabled=enabled, selected=selected),
-        DEFAULT_WAIT_MS,
-    )
+    node = _shown_text(driver, text, id=id, index=index, enabled=enabled, selected=selected)
     driver.tap(node)
     return f"Tapped {node.label()}"
 
@@ -342,11 +342,7 @@ def swipe(
 ) -> str:
     """Swipe a finger in a direction, over the screen or over the element showing a text."""
     driver = mobile(ctx)
-    area = (
-        _only(driver, _text_selector(driver, swipeOnElementText), DEFAULT_WAIT_MS)
-        if swipeOnElementText
-        else None
-    )
+    area = _shown_text(driver, swipeOnElementText) if swipeOnElementText else None
     start, end = _swipe_points(*driver.screen_size(), direction, area)
     driver.swipe(start, end)
     return f"Swiped {direction.value.lower()}"
@@ -379,7 +375,7 @@ def swipeWithRelativeCoordinates(
     width, height = driver.screen_size()
     left, top = 0, 0
     if swipeOnElementText:
-        node = _only(driver, _text_selector(driver, swipeOnElementText), DEFAULT_WAIT_MS)
+        node = _shown_text(driver, swipeOnElementText)
         left, top, width, height = node.x, node.y, node.width, node.height
     (sx, sy), (ex, ey) = parse_relative(startRelative), parse_relative(endRelative)
     start = (left + round(width * sx), top + round(height * sy))

@@ -249,16 +249,22 @@ class _Load:
         )
 
     def add_target(self, target: Target) -> None:
-        existing = self.ws.targets.get(target.id)
+        self.add_unique(
+            self.ws.targets,
+            target.id,
+            target,
+            f"target '{target.id}' is declared twice",
+            "rename or remove one of them",
+        )
+
+    def add_unique(self, table: dict[str, Any], key: str, value: Any, what: str, fix: str) -> None:
+        """Names are global within a workspace: a second definition is an error at its own line."""
+        existing = table.get(key)
         if existing is not None:
-            self.problem(
-                target.span,
-                f"target '{target.id}' is declared twice",
-                why=f"also declared at {existing.span}",
-                fix="rename or remove one of them",
-            )
+            verb = "declared" if "declared" in what else "defined"
+            self.problem(value.span, what, why=f"also {verb} at {existing.span}", fix=fix)
             return
-        self.ws.targets[target.id] = target
+        table[key] = value
 
     def add_legacy_target(self, path: Path) -> None:
         src, node = self.read(path)
@@ -316,16 +322,13 @@ class _Load:
         if definition is None:
             return
         self.check_tool_name(definition)
-        existing = self.ws.tool_defs.get(definition.name)
-        if existing is not None:
-            self.problem(
-                definition.span,
-                f"tool '{definition.name}' is defined twice",
-                why=f"also defined at {existing.span}",
-                fix="tool names are global: rename one",
-            )
-            return
-        self.ws.tool_defs[definition.name] = definition
+        self.add_unique(
+            self.ws.tool_defs,
+            definition.name,
+            definition,
+            f"tool '{definition.name}' is defined twice",
+            "tool names are global: rename one",
+        )
 
     def check_tool_name(self, definition: ToolDef) -> None:
         if definition.mode == "class" and ":" not in (definition.config.class_ or ""):
