@@ -27,6 +27,7 @@ from .core.tokens import args_references, strings_in
 from .core.tooldef import PythonTool, Tool, explain
 from .core.yamlsource import did_you_mean
 from .mcp.server import handshake_timeout_default
+from .mcp.tools import naming_findings
 from .mcp.toolsets import McpToolsets
 from .tools import builtin_tools
 from .workspace import Target, Workspace, WorkspaceLoader, find_config_dir
@@ -73,6 +74,7 @@ class Checker:
         self.servers = servers
         self.log_dir = log_dir or Path(tempfile.gettempdir()) / "trailblaze-check-logs"
         self._mcp: McpToolsets | None = None
+        self._noted: set[str] = set()
         self._registries: dict[tuple[Any, ...], ToolRegistry | ToolServerError] = {}
 
     def run(self, paths: Iterable[Path]) -> CheckReport:
@@ -106,12 +108,23 @@ class Checker:
             registry.register_all(ws.tools if ws else ())
             try:
                 if target is not None and target.mcp_servers and self.servers:
-                    registry.register_all(self.mcp().tools_for(key, target, device, "host"))
+                    served = self.mcp().tools_for(key, target, device, "host")
+                    self.note_names(target, naming_findings(served))
+                    registry.register_all(served)
             except ToolServerError as exc:
                 self._registries[key] = exc
                 return exc
             self._registries[key] = registry
         return self._registries[key]
+
+    def note_names(self, target: Target, notes: list[str]) -> None:
+        """Naming advice on a server's tools, once per tool, at the target that declares the server."""
+        for note in notes:
+            if note not in self._noted:
+                self._noted.add(note)
+                what, _, rest = note.partition("\n")
+                fix = rest.rpartition("fix: ")[2]
+                self.report.problems.append(Problem(target.span, what, fix=fix, severity="warning"))
 
     def mcp(self) -> McpToolsets:
         if self._mcp is None:

@@ -150,9 +150,10 @@ def _signal_group(pid: int, sig: signal.Signals) -> None:
 class AppiumHost:
     """The worker's Appium server connection and its sessions by platform."""
 
-    def __init__(self, settings: AppiumSettings, log_dir: Path) -> None:
+    def __init__(self, settings: AppiumSettings, log_dir: Path, worker: str = "main") -> None:
         self.settings = settings
         self.log_dir = log_dir
+        self.worker = worker
         self._server: LocalAppiumServer | None = None
         self._sessions: dict[str, Any] = {}
         self._failures: dict[str, DriverError] = {}
@@ -162,9 +163,8 @@ class AppiumHost:
         if self.settings.url:
             return self.settings.url.rstrip("/")
         if self._server is None:
-            self._server = LocalAppiumServer(
-                self.settings.server_home or Path.cwd(), self.log_dir / "appium-server.log"
-            )
+            log = self.log_dir / f"appium-server-{self.worker}.log"
+            self._server = LocalAppiumServer(self.settings.server_home or Path.cwd(), log)
             self._server.start()
         return self._server.url
 
@@ -222,7 +222,7 @@ def session_failure(url: str, platform: str, capabilities: Mapping[str, Any], ex
             f"--trailblaze-appium-url, or --trailblaze-appium-server to let the plugin start one"
         )
     return (
-        f"the Appium server at {url} refused a {platform} session: {first}\n"
+        f"the Appium server at {url} refused the {platform} session: {first}\n"
         f"  capabilities: {dict(capabilities)}\n"
         f"  fix: check the capabilities for {platform} (--trailblaze-appium-caps or the "
         f"trailblaze_appium_capabilities fixture) and that the driver they name is installed"
@@ -340,6 +340,7 @@ class MobileDriver:
         self._pointer([start, end], hold_s=0.05, move_ms=duration_ms)
 
     def _pointer(self, points: list[tuple[int, int]], *, hold_s: float, move_ms: int = 0) -> None:
+        """One touch: to the first point at once, down, hold, through the others over ``move_ms``, up."""
         from selenium.webdriver.common.actions import interaction
         from selenium.webdriver.common.actions.action_builder import ActionBuilder
         from selenium.webdriver.common.actions.pointer_input import PointerInput
@@ -347,9 +348,10 @@ class MobileDriver:
         def act() -> None:
             builder = ActionBuilder(self.session, mouse=PointerInput(interaction.POINTER_TOUCH, "finger"))
             finger = builder.pointer_action
-            finger.move_to_location(*points[0]).pointer_down().pause(hold_s)
+            finger.source.create_pointer_move(duration=0, x=points[0][0], y=points[0][1])
+            finger.pointer_down().pause(hold_s)
             for x, y in points[1:]:
-                finger.move_to_location(x, y, duration=move_ms)
+                finger.source.create_pointer_move(duration=move_ms, x=x, y=y)
             finger.release()
             builder.perform()
 
@@ -417,14 +419,33 @@ class MobileDriver:
             self.swipe((1, height // 2), (width * 2 // 3, height // 2), duration_ms=300)
 
     def launch_app(self, app_id: str, mode: str) -> str:
+        """REINSTALL starts from a clean state, FORCE_RESTART stops then starts, RESUME only starts."""
+        note = ""
         if self.platform == "ios" and app_id.startswith("com.apple.") and mode == "REINSTALL":
             mode = "FORCE_RESTART"  # system apps cannot be reinstalled
         if mode == "REINSTALL" and self.platform == "android":
-            self.execute("mobile: clearApp", {"appId": app_id})
+            self.command(
+                f"clear the data of {app_id} (mobile: clearApp)",
+                lambda: self.session.execute_script("mobile: clearApp", {"appId": app_id}),
+            )
+        elif mode == "REINSTALL":
+            note = self._reinstall_ios(app_id)
         if mode in ("REINSTALL", "FORCE_RESTART"):
             self.command(f"stop {app_id} (mobile: terminateApp)", lambda: self.session.terminate_app(app_id))
         self.command(f"start {app_id} (mobile: activateApp)", lambda: self.session.activate_app(app_id))
-        return f"launched {app_id} ({mode})"
+        return f"launched {app_id} ({mode}){note}"
+
+    def _reinstall_ios(self, app_id: str) -> str:
+        """iOS has no 'clear data': remove the app and install it again from the session's ``appium:app``."""
+        caps = dict(getattr(self.session, "capabilities", {}) or {})
+        app = caps.get("app") or caps.get("appium:app")
+        if not app:
+            return (
+                "; not reinstalled: the session has no appium:app to install from, so the app was restarted"
+            )
+        self.command(f"remove {app_id} (mobile: removeApp)", lambda: self.session.remove_app(app_id))
+        self.command(f"install {app} (mobile: installApp)", lambda: self.session.install_app(app))
+        return f"; reinstalled from {app}"
 
     def open_url(self, url: str) -> None:
         self.execute("mobile: deepLink", {"url": url})

@@ -228,7 +228,7 @@ ANDROID_ACCESSIBILITY: dict[str, Callable[[Node, Any], bool]] = {
     "isScrollable": _bool("scrollable"),
     "isPassword": _bool("password"),
     "isHeading": _bool("heading"),
-    "isMultiLine": _bool("multi-line"),
+    "isMultiLine": _bool("multiline", "multi-line"),
     "inputType": lambda node, wanted: node.get("input-type") == str(wanted),
     "collectionItemRowIndex": lambda node, wanted: node.get("collection-item-row-index") == str(wanted),
     "collectionItemColumnIndex": lambda node, wanted: node.get("collection-item-column-index") == str(wanted),

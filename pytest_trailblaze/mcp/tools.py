@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.errors import ToolArgumentError
+from ..core.naming import check_tool_name
 from ..core.tooldef import Tool, ToolDescriptor, ToolResult
 from .server import McpServer
 
@@ -86,6 +87,17 @@ class McpTool(Tool):
     def invoke(self, ctx: Any, validated: dict[str, Any]) -> ToolResult:
         context = {"memory": ctx.memory.public(), "device": ctx.device.as_context()}
         return self.server.call(self.name, {**validated, CONTEXT_ARG: context})
+
+
+def naming_findings(tools: list[McpTool]) -> list[str]:
+    """The naming convention, applied to advertised names as advice: servers name their own tools."""
+    notes = []
+    for tool in tools:
+        for finding in check_tool_name(tool.name):
+            notes.append(
+                f"{tool.descriptor.source}: {finding.what}\n  why: {finding.why}\n  fix: {finding.fix}"
+            )
+    return notes
 
 
 def _describe(error: Any) -> str:

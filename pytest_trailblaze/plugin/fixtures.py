@@ -67,9 +67,10 @@ def trailblaze_appium_capabilities(trailblaze_settings: Settings) -> Mapping[str
 
 
 @pytest.fixture(scope="session")
-def trailblaze_appium(trailblaze_settings: Settings) -> Iterator[AppiumHost]:
+def trailblaze_appium(request: pytest.FixtureRequest, trailblaze_settings: Settings) -> Iterator[AppiumHost]:
     """The worker's Appium server connection (a local server when asked) and its sessions."""
-    host = AppiumHost(trailblaze_settings.appium, trailblaze_settings.output_dir / "appium-logs")
+    worker = getattr(request.config, "workerinput", {}).get("workerid", "main")
+    host = AppiumHost(trailblaze_settings.appium, trailblaze_settings.output_dir / "appium-logs", worker)
     try:
         yield host
     finally:

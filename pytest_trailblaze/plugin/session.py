@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import warnings
 from collections.abc import Mapping
 from contextlib import suppress
 from pathlib import Path
@@ -24,8 +25,10 @@ from ..core.memory import Memory
 from ..core.registry import ToolRegistry
 from ..core.runner import ResolvedStep, StepFailureInfo, TrailRunner, plan_trail
 from ..core.tooldef import Tool, ToolResult
+from ..mcp.tools import naming_findings
 from ..mcp.toolsets import McpToolsets
 from ..workspace import Target, Workspace, toolbox
+from .collection import TrailblazeWarning
 from .options import Settings
 
 CATALOG_KEY = pytest.StashKey["ToolCatalog"]()
@@ -119,7 +122,10 @@ class SessionRegistries:
         registry.register_all(workspace.tools if workspace else ())
         registry.register_all(self.catalog.tools())
         if target is not None and target.mcp_servers:
-            registry.register_all(self.mcp.tools_for(key, target, device, agent_mode))
+            served = self.mcp.tools_for(key, target, device, agent_mode)
+            for note in naming_findings(served):
+                warnings.warn(TrailblazeWarning(note), stacklevel=1)
+            registry.register_all(served)
         registry.observers.append(HookObserver(self.hook))
         return registry
 

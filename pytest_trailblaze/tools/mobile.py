@@ -413,7 +413,7 @@ def scrollUntilTextIsVisible(
     selector = _scroll_target(driver, text, textRegex, id, index)
     width, height = driver.screen_size()
     previous = None
-    for _ in range(MAX_SCROLLS + 1):
+    for swipes in range(MAX_SCROLLS + 1):
         source = driver.hierarchy()
         found = [
             n
@@ -422,8 +422,8 @@ def scrollUntilTextIsVisible(
         ]
         if found:
             return f"{found[0].label()} is visible"
-        if source == previous:
-            break  # the screen no longer changes: the end of the list
+        if source == previous or swipes == MAX_SCROLLS:
+            break  # the screen no longer changes (the end of the list), or enough tries
         previous = source
         start, end = _scroll_swipe(width, height, direction, scrollStartPosition)
         driver.swipe(start, end)
