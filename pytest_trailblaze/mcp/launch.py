@@ -53,18 +53,18 @@ def resolve_server(spec: McpServerSpec, declared_in: Path) -> LaunchSpec:
     """A ``LaunchSpec`` for a server entry, or a ``ConfigurationError`` saying what to fix."""
     base = declared_in.parent
     if spec.script is not None:
-        script = (base / spec.script).resolve()
+        script = _absolute(base / spec.script)
         if not script.is_file():
             raise ConfigurationError(
                 f"{declared_in}: MCP server script {spec.script} not found (looked for {script})\n"
                 f"  fix: fix the path; relative paths start at {base}"
             )
-        cwd = (base / spec.cwd).resolve() if spec.cwd else script.parent
+        cwd = _absolute(base / spec.cwd) if spec.cwd else script.parent
         name = spec.name or script.stem
         return LaunchSpec(name, script_argv(script), cwd, declared_in, script)
     command = spec.command or ""
     executable = _executable(command, base)
-    cwd = (base / spec.cwd).resolve() if spec.cwd else base
+    cwd = _absolute(base / spec.cwd) if spec.cwd else base
     args = tuple(_arg_path(arg, base) for arg in spec.args)
     name = spec.name or Path(command).stem
     return LaunchSpec(name, (executable, *args), cwd, declared_in, declared_in, dict(spec.env))
@@ -73,7 +73,7 @@ def resolve_server(spec: McpServerSpec, declared_in: Path) -> LaunchSpec:
 def _executable(command: str, base: Path) -> str:
     """A command as given: a relative path (``./bin/server``) against the declaring folder, else PATH."""
     if "/" in command:
-        path = (base / command).resolve()
+        path = _absolute(base / command)
         if not path.exists():
             raise ConfigurationError(f"MCP server command {command} not found (looked for {path})")
         return str(path)
@@ -88,8 +88,13 @@ def _executable(command: str, base: Path) -> str:
 def _arg_path(arg: str, base: Path) -> str:
     """Arguments that name an existing file next to the declaring file become absolute paths."""
     if arg.startswith(("./", "../")) and (base / arg).exists():
-        return str((base / arg).resolve())
+        return str(_absolute(base / arg))
     return arg
+
+
+def _absolute(path: Path) -> Path:
+    """An absolute, normalised path that keeps symlinks: a virtualenv's ``python`` must stay itself."""
+    return Path(os.path.normpath(path.absolute()))
 
 
 def script_argv(script: Path) -> tuple[str, ...]:

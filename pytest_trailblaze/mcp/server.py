@@ -141,7 +141,8 @@ class McpServer:
             )
             raise ToolFailure(self.broken, tool=name) from None
         except Exception as exc:
-            code = portal.call(self.connection.wait_exit, 2.0)
+            # An error reply comes from a live server; a lost connection may be its death: give it a moment.
+            code = portal.call(self.connection.wait_exit, 0.0 if _is_error_reply(exc) else 2.0)
             if code is not None:
                 self.broken = self._describe(f"died while running tool '{name}'", exit_code=code)
                 raise FatalToolError(self.broken, tool=name) from None
@@ -185,6 +186,14 @@ def to_result(result: Any) -> ToolResult:
     if getattr(result, "is_error", False):
         raise ToolFailure(text or "the MCP tool returned isError=true with no text content")
     return ToolResult(message=text or "", data=getattr(result, "structured_content", None))
+
+
+def _is_error_reply(exc: Exception) -> bool:
+    """A JSON-RPC error the server sent back, as opposed to the connection closing under the call."""
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import CONNECTION_CLOSED
+
+    return isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED
 
 
 def _reason(exc: Exception) -> str:

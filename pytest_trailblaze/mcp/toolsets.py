@@ -43,6 +43,7 @@ class McpToolsets:
         self.portal = Portal()
         self._servers: dict[Hashable, list[McpServer]] = {}
         self._failures: dict[Hashable, str] = {}
+        self._tools: dict[Hashable, list[McpTool]] = {}
 
     def tools_for(
         self, scope: Hashable, target: Target, device: DeviceInfo, agent_mode: str
@@ -50,6 +51,8 @@ class McpToolsets:
         """Start the target's servers for ``scope`` (once) and return their registrable tools."""
         if scope in self._failures:
             raise ToolServerError(self._failures[scope])
+        if scope in self._tools:
+            return list(self._tools[scope])
         session_id = new_session_id(self.worker)
         env = device_environment(device, session_id)
         servers: list[McpServer] = []
@@ -70,6 +73,7 @@ class McpToolsets:
         except ToolServerError as exc:
             self._failures[scope] = str(exc)
             raise
+        self._tools[scope] = tools
         return tools
 
     def _start(self, spec: Any, target: Target, env: dict[str, str], session_id: str) -> McpServer:
@@ -109,4 +113,5 @@ class McpToolsets:
                     server.stop()
         finally:
             self._servers.clear()
+            self._tools.clear()
             self.portal.close()

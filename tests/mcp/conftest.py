@@ -78,7 +78,11 @@ def make_target(
     *servers: McpServerSpec, source: Path = DECLARED, target_id: str = "fx", tools: list[str] | None = None
 ) -> Target:
     return Target(
-        target_id, "Fixture target", source, SourceSpan(str(source), 1, 1), mcp_servers=list(servers),
+        target_id,
+        "Fixture target",
+        source,
+        SourceSpan(str(source), 1, 1),
+        mcp_servers=list(servers),
         tools=tools or [],
     )
 
@@ -311,6 +315,7 @@ class Helpers:
     WEB = WEB
     ANDROID = ANDROID
     HOOKS = HOOKS
+    McpServerSpec = McpServerSpec
     sentinel = staticmethod(sentinel)
     script = staticmethod(script)
     command = staticmethod(command)

@@ -24,10 +24,15 @@ from pytest_trailblaze.mcp import trailblaze_context
 server = MCPServer("py-fixture")
 
 
-def _raw_context(ctx: Context) -> object:
+def _raw_arguments(ctx: Context) -> dict:
+    """The arguments of the call as sent (the SDK keeps the raw request params)."""
     params = ctx.request_context.params
-    arguments = getattr(params, "arguments", None) or {}
-    return arguments.get("_trailblazeContext")
+    arguments = params.get("arguments") if isinstance(params, dict) else getattr(params, "arguments", None)
+    return dict(arguments or {})
+
+
+def _raw_context(ctx: Context) -> object:
+    return _raw_arguments(ctx).get("_trailblazeContext")
 
 
 # -- what the server sees ------------------------------------------------------------------------
@@ -65,10 +70,25 @@ def pyfx_env() -> str:
 @server.tool()
 def pyfx_args(ctx: Context, text: str, count: int = 0) -> str:
     """The raw arguments of the call, _trailblazeContext left out."""
-    params = ctx.request_context.params
-    arguments = dict(getattr(params, "arguments", None) or {})
+    arguments = _raw_arguments(ctx)
     arguments.pop("_trailblazeContext", None)
     return json.dumps(arguments)
+
+
+_calls = {"count": 0}
+
+
+@server.tool()
+def pyfx_count(step: int) -> str:
+    """Add ``step`` to a counter of this server process and return it."""
+    _calls["count"] += step
+    return str(_calls["count"])
+
+
+@server.tool()
+def pyfx_countValue() -> str:
+    """The counter of this server process."""
+    return str(_calls["count"])
 
 
 # -- results -------------------------------------------------------------------------------------

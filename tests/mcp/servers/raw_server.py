@@ -8,8 +8,8 @@ Behaviour by the first argument:
   file named by ``MCPFX_CHILD_PID_FILE``.
 - ``crash``: handshakes normally, advertises ``crash_on_call``; on the first ``tools/call`` writes two
   stderr lines and exits with code 42.
-- ``normal``: handshakes, advertises ``raw_echo`` and answers it, answers a call of any other tool with a
-  JSON-RPC error (-32602); exits on stdin EOF.
+- ``normal``: handshakes, advertises ``raw_echo`` and ``raw_env`` and answers them; a call of any
+  other tool gets a JSON-RPC error (-32602); exits on stdin EOF.
 
 Further arguments (``--sentinel=...``) are ignored; they make the process easy to find with ``ps``.
 """
@@ -34,7 +34,8 @@ TOOLS = {
             "name": "raw_echo",
             "description": "Echo.",
             "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}},
-        }
+        },
+        {"name": "raw_env", "description": "TRAILBLAZE_* variables.", "inputSchema": {"type": "object"}},
     ],
 }
 
@@ -75,6 +76,8 @@ def answer(request: dict) -> None:
             send({"jsonrpc": "2.0", "id": ident, "error": error})
             return
         message = params.get("arguments", {}).get("message", "")
+        if params["name"] == "raw_env":
+            message = json.dumps({k: v for k, v in os.environ.items() if k.startswith("TRAILBLAZE_")})
         send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": str(message)}]}})
     else:
         send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": f"no method {method}"}})

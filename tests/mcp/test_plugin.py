@@ -1,0 +1,297 @@
+"""MCP servers seen through the plugin: a workspace target's ``mcp_servers:``, real trails, real browser.
+
+- a server dying under a call FAILS that trail with the exit code and stderr, copies the server log
+  into the test's artifacts, and makes the next trail of the session an ERROR with the same cause;
+- a tool name collision with a built-in or a workspace tool is an ERROR of the items naming both;
+- what servers see through the plugin (device of the real browser, memory without secrets);
+- no server process outlives a run, with a failing trail or with ``-n 2``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+QUIET = "-W ignore::pytest.PytestAssertRewriteWarning"
+FAST = (
+    "--trailblaze-screenshots=off",
+    "--trailblaze-mcp-handshake-timeout=20",
+    "--trailblaze-mcp-call-timeout=20",
+)
+
+#: Records every MCP tool result of a trail item in results/<item>.json (on the worker that ran it).
+RECORDER = """
+import json, pathlib, re
+
+OUT = pathlib.Path(__file__).parent / "results"
+
+
+def pytest_trailblaze_after_tool(name, args, result, context):
+    if name.startswith("pyfx_"):
+        OUT.mkdir(exist_ok=True)
+        item = re.sub(r"[^A-Za-z0-9]+", "-", context.trail_path.rsplit("/", 1)[-1])
+        path = OUT / f"{item}.json"
+        seen = json.loads(path.read_text()) if path.exists() else {}
+        seen[name] = result.message
+        path.write_text(json.dumps(seen))
+"""
+
+
+def _workspace(base: Path, fx, servers: str, *, extra: dict[str, str] | None = None) -> Path:
+    root = base / "trails" / "config"
+    fx.write(root, "trailblaze.yaml", "targets: [fx]\n")
+    trailmap = f"""
+id: fx
+target:
+  display_name: Fixture
+  mcp_servers:
+{servers}
+  platforms:
+    web: {{}}
+"""
+    (root / "trailmaps" / "fx").mkdir(parents=True)
+    (root / "trailmaps" / "fx" / "trailmap.yaml").write_text(trailmap.lstrip())
+    for rel, text in (extra or {}).items():
+        fx.write(root, rel, text)
+    return root
+
+
+def _trail(trail_id: str, calls: str) -> str:
+    return f"""
+config:
+  id: {trail_id}
+  target: fx
+trail:
+  - step: Use the MCP server
+    recording:
+      web:
+{calls}
+"""
+
+
+def _outcome_section(result: pytest.RunResult, title: str) -> str:
+    lines = result.stdout.lines
+    start = next(i for i, line in enumerate(lines) if title in line and line.startswith("_"))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith(("_", "="))), len(lines))
+    return "\n".join(lines[start + 1 : end])
+
+
+# -- a crash, through the plugin ------------------------------------------------------------------------
+def test_a_crash_fails_the_trail_and_errors_the_next_one_of_the_session(pytester, fx) -> None:
+    marker = fx.sentinel(f"plugin-crash-{pytester.path.name}")
+    servers = f"""    - name: crasher
+      command: {sys.executable}
+      args: [{fx.RAW_SERVER}, crash, "{marker}"]"""
+    _workspace(pytester.path, fx, servers)
+    fx.write(pytester.path, "trails/a_crash.trail.yaml", _trail("fx/crash", "        - crash_on_call: {}"))
+    fx.write(pytester.path, "trails/b_next.trail.yaml", _trail("fx/next", "        - crash_on_call: {}"))
+
+    try:
+        result = pytester.runpytest_subprocess(*FAST, "-p", "no:randomly", timeout=90)
+        left = fx.wait_gone(marker, timeout=3)
+    finally:
+        fx.kill_matching(marker)
+
+    result.assert_outcomes(failed=1, errors=1)
+    died = "MCP server crasher died while running tool 'crash_on_call'"
+    failed = _outcome_section(result, "fx/crash[web]")
+    errored = _outcome_section(result, "ERROR at setup of fx/next[web]")
+    for text in (failed, errored):
+        assert died in text
+        assert "exit code: 42" in text
+        assert "intentional crash diagnostic line one" in text
+        assert "intentional crash diagnostic line two" in text
+    assert "Traceback" not in result.stdout.str()
+    assert left == {}, f"server processes survived the run: {left}"
+
+    # the failing test's artifacts hold a copy of the server's log
+    logs = list((pytester.path / "trailblaze-output").rglob("mcp-*.log"))
+    assert logs, f"no mcp-*.log under {pytester.path / 'trailblaze-output'}"
+    [log] = [p for p in logs if "a_crash" in str(p.parent)]
+    content = log.read_text()
+    assert "intentional crash diagnostic line one" in content
+    assert "intentional crash diagnostic line two" in content
+    assert log.name.endswith("-crasher.log")
+
+
+# -- collisions, through the plugin ----------------------------------------------------------------------
+GREET_TOOL = """
+id: fx_greet
+description: Greet.
+parameters: []
+tools:
+  - dumpMemory: {}
+"""
+
+
+@pytest.mark.parametrize("clash", ["builtin", "workspace"])
+def test_a_tool_name_collision_is_an_error_of_the_items_naming_both(pytester, fx, clash) -> None:
+    marker = fx.sentinel(f"plugin-collide-{clash}")
+    flag = "--with-wait" if clash == "builtin" else "--also=fx_greet"
+    servers = f"""    - name: clasher
+      command: env
+      args: [{sys.executable}, {fx.PY_SERVER}, "{flag}", "{marker}"]"""
+    extra = {"trailmaps/fx/tools/fx_greet.tool.yaml": GREET_TOOL} if clash == "workspace" else None
+    _workspace(pytester.path, fx, servers, extra=extra)
+    for name in ("one", "two"):
+        fx.write(
+            pytester.path,
+            f"trails/{name}.trail.yaml",
+            _trail(f"fx/{name}", "        - pyfx_echo: {message: x}"),
+        )
+
+    try:
+        result = pytester.runpytest(*FAST, QUIET)
+        left = fx.wait_gone(marker, timeout=3)
+    finally:
+        fx.kill_matching(marker)
+
+    result.assert_outcomes(errors=2)
+    name = "wait" if clash == "builtin" else "fx_greet"
+    other = "builtin" if clash == "builtin" else "fx_greet.tool.yaml"
+    for item in ("one", "two"):
+        text = _outcome_section(result, f"ERROR at setup of fx/{item}[web]")
+        assert f"tool name collision: '{name}'" in text
+        assert f"mcp:clasher ({shutil.which('env')} {sys.executable} {fx.PY_SERVER} {flag} {marker})" in text
+        assert other in text
+    assert left == {}, f"server processes survived the run: {left}"
+
+
+# -- -n 2: what servers see, and nothing survives ----------------------------------------------------------
+CALLS = """        - pyfx_echo: { message: "hello {{user}}" }
+        - pyfx_env: {}
+        - pyfx_context: {}"""
+
+
+def test_servers_under_xdist_see_the_session_and_none_survives(pytester, fx) -> None:
+    marker = f"{fx.RUN_ID}_xdist"
+    config = pytester.path / "trails" / "config"
+    script = config / "servers" / f"{marker}.py"  # the run-unique file name is the ps marker
+    script.parent.mkdir(parents=True)
+    shutil.copy(fx.PY_SERVER, script)
+    _workspace(pytester.path, fx, f"    - script: ../../servers/{marker}.py")  # relative to trailmap.yaml
+    pytester.makeconftest(RECORDER)
+    for index in range(4):
+        fx.write(pytester.path, f"trails/t{index}.trail.yaml", _trail(f"fx/t{index}", CALLS))
+
+    try:
+        result = pytester.runpytest_subprocess(
+            *FAST,
+            "-n",
+            "2",
+            "--trailblaze-memory=user=ada",
+            "--trailblaze-secret=pw=hunter2",
+            timeout=120,
+        )
+        left = fx.wait_gone(marker, timeout=3)
+    finally:
+        fx.kill_matching(marker)
+
+    result.assert_outcomes(passed=4)
+    assert left == {}, f"server processes survived the -n 2 run: {left}"
+
+    seen = {p.stem: json.loads(p.read_text()) for p in (pytester.path / "results").glob("*.json")}
+    assert len(seen) == 4, seen
+    pids, sessions = set(), set()
+    for trail, results in seen.items():
+        assert results["pyfx_echo"] == "hello ada", trail
+        env = json.loads(results["pyfx_env"])
+        assert env["env"]["TRAILBLAZE_DEVICE_PLATFORM"] == "WEB"
+        assert env["env"]["TRAILBLAZE_DEVICE_DRIVER"] == "playwright-native"
+        assert (env["env"]["TRAILBLAZE_DEVICE_WIDTH_PX"], env["env"]["TRAILBLAZE_DEVICE_HEIGHT_PX"]) == (
+            "1280",
+            "800",
+        )
+        assert env["env"]["TRAILBLAZE_TOOLSET_FILE"] == str(script.resolve())
+        assert env["cwd"] == str(script.parent.resolve())
+        context = json.loads(results["pyfx_context"])["raw"]
+        assert context["device"] == {
+            "platform": "web",
+            "widthPixels": 1280,
+            "heightPixels": 800,
+            "driverType": "playwright-native",
+        }
+        assert context["memory"].get("user") == "ada"
+        assert "pw" not in context["memory"] and "hunter2" not in results["pyfx_context"]
+        pids.add(env["pid"])
+        sessions.add(env["env"]["TRAILBLAZE_SESSION_ID"])
+    # one server per worker's session scope, reused by that worker's trails
+    assert 1 <= len(pids) <= 2 and len(sessions) == len(pids), (pids, sessions)
+    assert all(not fx.pid_alive(pid) for pid in pids)
+    assert all(("gw0" in s or "gw1" in s) for s in sessions), sessions
+
+
+# -- the timeout options, through the plugin -----------------------------------------------------------------
+def test_the_handshake_and_call_timeout_options_apply_to_the_session(pytester, fx) -> None:
+    marker = fx.sentinel(f"plugin-timeouts-{pytester.path.name}")
+    root = pytester.path / "trails" / "config"
+    fx.write(root, "trailblaze.yaml", "targets: [hang, slow]\n")
+    servers = {
+        "hang": f'command: {sys.executable}\n      args: [{fx.RAW_SERVER}, hang, "{marker}"]',
+        "slow": f'command: env\n      args: [{sys.executable}, {fx.PY_SERVER}, "{marker}"]',
+    }
+    for target, entry in servers.items():
+        head = f"id: {target}\ntarget:\n  display_name: T\n  mcp_servers:\n"
+        trailmap = f"{head}    - name: {target}er\n      {entry}\n"
+        fx.write(root, f"trailmaps/{target}/trailmap.yaml", trailmap)
+    sleep = "        - pyfx_sleep: { seconds: 30 }"
+    for target, calls in (("hang", "        - raw_echo: {}"), ("slow", sleep)):
+        for name in ("a", "b"):
+            trail = _trail(f"{target}/{name}", calls).replace("target: fx", f"target: {target}")
+            fx.write(pytester.path, f"trails/{target}_{name}.trail.yaml", trail)
+
+    try:
+        result = pytester.runpytest(
+            "--trailblaze-screenshots=off",
+            "--trailblaze-mcp-handshake-timeout=2",
+            "--trailblaze-mcp-call-timeout=1",
+            QUIET,
+        )
+        left = fx.wait_gone(marker, timeout=3)
+    finally:
+        fx.kill_matching(marker)
+
+    result.assert_outcomes(failed=1, errors=3)
+    for item in ("hang/a", "hang/b"):
+        text = _outcome_section(result, f"ERROR at setup of {item}[web]")
+        assert "MCP server hanger did not answer `initialize` within 2 s; it was killed" in text
+    failed = _outcome_section(result, "slow/a[web]")
+    assert "tool 'pyfx_sleep' did not answer within 1 s" in failed
+    errored = _outcome_section(result, "ERROR at setup of slow/b[web]")
+    assert "tool 'pyfx_sleep' did not answer within 1 s" in errored
+    assert left == {}, f"server processes survived the run: {left}"
+    # one watchdog wait and one call timeout in all: the second trail of a scope does not wait again
+    assert result.duration < 15, result.stdout.lines[-1]
+
+
+# -- discovery ---------------------------------------------------------------------------------------------
+def test_toolbox_discovery_spawns_lists_the_filtered_tools_and_tears_down(tmp_path, fx) -> None:
+    marker = f"{fx.RUN_ID}_toolbox"
+    root = tmp_path / "trails" / "config"
+    (root / "servers").mkdir(parents=True)
+    shutil.copy(fx.PY_SERVER, root / "servers" / f"{marker}.py")
+    fx.write(root, "trailblaze.yaml", "targets: [fx]\n")
+    trailmap = (
+        "id: fx\ntarget:\n  display_name: Fixture\n  mcp_servers:\n"
+        f"    - script: ../../servers/{marker}.py\n"
+        "  platforms:\n    web:\n      tool_sets: [pyfx_support]\n"
+    )
+    fx.write(root, "trailmaps/fx/trailmap.yaml", trailmap)
+    command = [sys.executable, "-m", "pytest_trailblaze.cli", "toolbox", "--config-dir", str(root)]
+
+    try:
+        done = subprocess.run([*command, "--target", "fx"], capture_output=True, text=True, timeout=60)
+        left = fx.wait_gone(marker, timeout=3)
+    finally:
+        fx.kill_matching(marker)
+
+    assert done.returncode == 0, done.stderr
+    listed = {line.split()[0] for line in done.stdout.splitlines()[:-1] if line.strip()}
+    assert {"pyfx_echo", "pyfx_supportHours", "pyfx_webLower", "pyfx_playwrightDriver"} <= listed
+    assert not listed & {"pyfx_hidden", "pyfx_otherToolset", "pyfx_androidOnly", "pyfx_androidDriver"}
+    assert left == {}, f"discovery left its server running: {left}"
