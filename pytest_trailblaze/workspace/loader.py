@@ -197,6 +197,8 @@ class _Load:
     def add_trailmap(self, loaded: tuple[TrailmapManifest, Node, Source], path: Path) -> None:
         manifest, node, src = loaded
         self.ws.trailmaps[manifest.id] = path
+        self.ws.exports[manifest.id] = list(manifest.exports)
+        self.ws.dependencies[manifest.id] = list(manifest.dependencies)
         self.check_scoping(manifest, node, src)
         if manifest.id == "trailblaze" and manifest.defaults:
             self.ws.defaults = {k: v for k, v in manifest.defaults.items() if v is not None}

@@ -70,6 +70,9 @@ class Workspace:
     config_dir: Path | None
     config: WorkspaceConfig = field(default_factory=WorkspaceConfig)
     trailmaps: dict[str, Path] = field(default_factory=dict)
+    #: Tool names each trailmap publishes to the trailmaps that depend on it (``exports:``).
+    exports: dict[str, list[str]] = field(default_factory=dict)
+    dependencies: dict[str, list[str]] = field(default_factory=dict)
     targets: dict[str, Target] = field(default_factory=dict)
     toolsets: dict[str, ToolsetConfig] = field(default_factory=lambda: dict(FRAMEWORK_TOOLSETS))
     tool_defs: dict[str, ToolDef] = field(default_factory=dict)

@@ -50,6 +50,19 @@ def _offered_by_itself(
     return definition is None or (target is not None and definition.trailmap == target.id)
 
 
+def _dependencies(ws: Workspace, target: Target) -> list[str]:
+    """The trailmaps a target depends on, transitively, in the order met."""
+    seen: list[str] = []
+    pending = list(target.dependencies)
+    while pending:
+        trailmap = pending.pop(0)
+        if trailmap in seen:
+            continue
+        seen.append(trailmap)
+        pending += [d for d in ws.dependencies.get(trailmap, []) if d not in seen]
+    return seen
+
+
 def toolbox(
     ws: Workspace, target: Target | None, registry: ToolRegistry, *, show_hidden: bool = False
 ) -> list[ToolDescriptor]:
@@ -59,6 +72,7 @@ def toolbox(
     config = target.platform(registry.platform) if target is not None else None
     if target is not None:
         names += [*(config.tools if config else []), *target.tools]
+        names += [name for dependency in _dependencies(ws, target) for name in ws.exports.get(dependency, [])]
     names += [d.name for d in registry.descriptors() if _offered_by_itself(d, ws, target, toolsets)]
     excluded = set(config.excluded_tools) if config else set()
     offered = []

@@ -1379,3 +1379,32 @@ def test_a_missing_mcp_server_script_is_a_problem_at_its_line(tmp_path: Path) ->
     assert str(problem.span) == at(tmp_path, "trailmaps/shop/trailmap.yaml", 17, 15)
     assert problem.what == "MCP server script tools/server.ts does not exist"
     assert "relative paths start at the declaring file's folder" in problem.fix
+
+
+def test_tools_a_dependency_exports_are_offered_to_its_dependents(tmp_path: Path) -> None:
+    from pytest_trailblaze.core.registry import ToolRegistry
+    from pytest_trailblaze.tools import builtin_tools
+    from pytest_trailblaze.workspace import toolbox
+
+    login = (
+        "id: shopLib_web_login\ndescription: Sign in.\nparameters: []\n"
+        "tools:\n  - web_navigate: { url: https://shop.test/login }\n"
+    )
+    ws = workspace(
+        tmp_path,
+        {
+            "trailblaze.yaml": "targets: [shop, bank]\n",
+            "trailmaps/shopLib/trailmap.yaml": "id: shopLib\nexports: [shopLib_web_login]\n",
+            "trailmaps/shopLib/tools/shopLib_web_login.tool.yaml": login,
+            "trailmaps/shop/trailmap.yaml": (
+                "id: shop\ndependencies: [shopLib]\ntarget:\n  display_name: Shop\n"
+            ),
+            "trailmaps/bank/trailmap.yaml": "id: bank\ntarget:\n  display_name: Bank\n",
+        },
+    )
+    assert ws.errors == []
+    registry = ToolRegistry(platform="web", driver_key="playwright-native")
+    registry.register_all([*builtin_tools(), *ws.tools])
+    offered = {d.name for d in toolbox(ws, ws.targets["shop"], registry)}
+    assert "shopLib_web_login" in offered
+    assert "shopLib_web_login" not in {d.name for d in toolbox(ws, ws.targets["bank"], registry)}
