@@ -6,6 +6,7 @@ Exit codes: 0 clean, 1 findings, 2 usage errors.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -130,11 +131,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exc:
         return 2 if exc.code not in (0, None) else 0
-    if args.command == "check":
-        return run_check(
-            args.paths, strict=args.strict, config_dir=args.config_dir, servers=not args.no_servers
-        )
-    return run_toolbox(args)
+    try:
+        if args.command == "check":
+            return run_check(
+                args.paths, strict=args.strict, config_dir=args.config_dir, servers=not args.no_servers
+            )
+        return run_toolbox(args)
+    except BrokenPipeError:
+        return _reader_went_away()
+
+
+def _reader_went_away() -> int:
+    """`trailblaze toolbox | head` closes the pipe early; that is the reader's choice, not an error.
+
+    stdout is pointed at /dev/null so the interpreter's final flush does not raise a second time.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 0
 
 
 if __name__ == "__main__":

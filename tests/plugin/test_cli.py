@@ -6,6 +6,7 @@ the installed console script, as a pre-commit hook or CI job would.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -372,6 +373,27 @@ def test_toolbox_lists_the_web_tools_without_hidden_ones(cli) -> None:
     assert out.splitlines()[-1] == f"{len(tools)} tool(s) for web (no target)"
     assert "web_evaluate" in listed(all_out)
     assert set(tools) < set(listed(all_out))
+
+
+def test_toolbox_into_a_reader_that_went_away_ends_quietly(tmp_path: Path) -> None:
+    """`trailblaze toolbox | head -1`: the closed pipe is the reader's choice, not a crash."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the listing is written: every write fails
+    try:
+        result = subprocess.run(
+            [str(CONSOLE), "toolbox", "--platform", "web"],
+            cwd=tmp_path,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+
+    assert result.returncode == 0
+    assert "Traceback" not in result.stderr and "BrokenPipe" not in result.stderr, result.stderr
 
 
 def test_toolbox_of_the_examples_target_lists_its_tools_with_their_sources() -> None:
