@@ -10,6 +10,15 @@ from ..core.tooldef import CaseInsensitiveEnum, tool
 from .snapshot import take_snapshot
 
 
+class Direction(CaseInsensitiveEnum):
+    """Which way a swipe (mobile) or a scroll (web) goes; one vocabulary for every platform."""
+
+    UP = "UP"
+    DOWN = "DOWN"
+    LEFT = "LEFT"
+    RIGHT = "RIGHT"
+
+
 class LaunchMode(CaseInsensitiveEnum):
     REINSTALL = "REINSTALL"
     RESUME = "RESUME"

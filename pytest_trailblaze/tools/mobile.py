@@ -19,17 +19,11 @@ from ..core.nodeselector import NodeSelector
 from ..core.tooldef import CaseInsensitiveEnum, tool
 from ..drivers.appium import MobileDriver
 from ..drivers.selectors import Node, describe, matches_pattern
+from .common import Direction
 
 MOBILE = ("android", "ios")
 DEFAULT_WAIT_MS = 5_000
 MAX_SCROLLS = 12
-
-
-class Direction(CaseInsensitiveEnum):
-    UP = "UP"
-    DOWN = "DOWN"
-    LEFT = "LEFT"
-    RIGHT = "RIGHT"
 
 
 class KeyCode(CaseInsensitiveEnum):

@@ -17,6 +17,7 @@ from ..core.errors import FatalToolError, ToolFailure
 from ..core.nodeselector import NodeSelector
 from ..core.tooldef import CaseInsensitiveEnum, tool
 from ..drivers.playwright import WebDriver, first_line
+from .common import Direction
 from .snapshot import take_snapshot
 
 WEB = ("web",)
@@ -28,13 +29,6 @@ class NavigateAction(CaseInsensitiveEnum):
     GOTO = "GOTO"
     BACK = "BACK"
     FORWARD = "FORWARD"
-
-
-class ScrollDirection(CaseInsensitiveEnum):
-    UP = "UP"
-    DOWN = "DOWN"
-    LEFT = "LEFT"
-    RIGHT = "RIGHT"
 
 
 class ValueCheck(CaseInsensitiveEnum):
@@ -176,7 +170,7 @@ def web_pressKey(ctx: ToolContext, key: str) -> str:
 @web_tool()
 def web_scroll(
     ctx: ToolContext,
-    direction: ScrollDirection = ScrollDirection.DOWN,
+    direction: Direction = Direction.DOWN,
     amount: int = 500,
     ref: str | None = None,
     nodeSelector: NodeSelector | None = None,

@@ -9,9 +9,7 @@ unique to this test run, so ``ps`` can tell whether any of them outlived its tes
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-import textwrap
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
@@ -20,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sandbox import matching, processes, write
 
 from pytest_trailblaze.core.context import DeviceInfo, ToolContext
 from pytest_trailblaze.core.memory import Memory
@@ -180,28 +179,6 @@ def without_bun() -> str:
 
 
 # -- processes ------------------------------------------------------------------------------------
-def processes() -> dict[int, str]:
-    """Every process of the machine: pid -> command line (``ps -ww -eo pid,args``)."""
-    ps = ["ps", "-ww", "-eo", "pid=,args="]
-    out = subprocess.run(ps, capture_output=True, text=True, check=True).stdout
-    table = {}
-    for line in out.splitlines():
-        pid, _, args = line.strip().partition(" ")
-        if pid.isdigit():
-            table[int(pid)] = args.strip()
-    return table
-
-
-def matching(marker: str) -> dict[int, str]:
-    """Live processes whose command line contains ``marker`` (this process and ``ps`` excluded)."""
-    me = os.getpid()
-    return {
-        pid: args
-        for pid, args in processes().items()
-        if marker in args and pid != me and not args.startswith("ps ")
-    }
-
-
 def pid_alive(pid: int) -> bool:
     """True while ``pid`` exists and is not a zombie."""
     try:
@@ -229,13 +206,6 @@ def kill_matching(marker: str) -> None:
             os.kill(pid, 9)
         except OSError:
             pass
-
-
-def write(base: Path, relpath: str, text: str) -> Path:
-    path = base / relpath
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    return path
 
 
 # -- servers shared by the whole run (web, playwright-native, host agent) ---------------------------

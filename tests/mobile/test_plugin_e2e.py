@@ -15,7 +15,6 @@ import json
 import os
 import shutil
 import socket
-import subprocess
 import textwrap
 import time
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
 
 import pytest
+from sandbox import processes
 
 if TYPE_CHECKING:  # the fixtures' types; at run time the fixtures come from conftest.py
     from conftest import AppiumServer
@@ -235,19 +235,6 @@ def run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, appium_serve
         return Run(result, junit, probe, output, time.monotonic() - started)
 
     return run_
-
-
-def processes() -> dict[int, str]:
-    """Every process of the machine: pid -> command line (``ps -ww -eo pid,args``)."""
-    out = subprocess.run(
-        ["ps", "-ww", "-eo", "pid=,args="], capture_output=True, text=True, check=True
-    ).stdout
-    table = {}
-    for line in out.splitlines():
-        pid, _, args = line.strip().partition(" ")
-        if pid.isdigit():
-            table[int(pid)] = args.strip()
-    return table
 
 
 def assert_no_orphans(run: Run) -> None:

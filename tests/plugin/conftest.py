@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import textwrap
 from pathlib import Path
 
 import pytest
+from sandbox import alive, matching, processes, write
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE_APP = REPO / "examples" / "sample-app"
@@ -66,38 +64,6 @@ def descendants(root=None):
             todo.append(child)
     return found
 """
-
-
-def write(base: Path, relpath: str, text: str) -> Path:
-    """Write dedented ``text`` to ``base/relpath``, creating folders."""
-    path = base / relpath
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    return path
-
-
-def processes() -> dict[int, str]:
-    """Every process of the machine: pid -> command line (``ps -ww -eo pid,args``)."""
-    out = subprocess.run(
-        ["ps", "-ww", "-eo", "pid=,args="], capture_output=True, text=True, check=True
-    ).stdout
-    table = {}
-    for line in out.splitlines():
-        pid, _, args = line.strip().partition(" ")
-        if pid.isdigit():
-            table[int(pid)] = args.strip()
-    return table
-
-
-def matching(marker: str) -> dict[int, str]:
-    """Processes whose command line contains ``marker`` (the ``ps`` / grep themselves excluded)."""
-    me = os.getpid()
-    return {pid: args for pid, args in processes().items() if marker in args and pid != me}
-
-
-def alive(pid: int, cmdline: str) -> bool:
-    """True while ``pid`` still runs the same command line (a reused pid does not count)."""
-    return processes().get(pid) == cmdline
 
 
 class Helpers:

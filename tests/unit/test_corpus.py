@@ -7,25 +7,16 @@ plain ``yaml.safe_load`` output, so a loader bug cannot hide behind its own book
 from __future__ import annotations
 
 import functools
-import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from corpus import upstream_root
 
 from pytest_trailblaze.core.loader import load_trail
 from pytest_trailblaze.core.model import ArgDecl, Trail
-
-
-def _upstream_for_collection() -> Path | None:
-    """Where the corpus is, for parametrization only; mirrors ``tests/conftest.py:corpus_root``."""
-    env = os.environ.get("TRAILBLAZE_CORPUS")
-    candidates = [Path(env)] if env else []
-    candidates.append(Path(__file__).resolve().parents[3] / "shared" / "corpus")
-    root = next((c for c in candidates if (c / "upstream").is_dir()), None)
-    return None if root is None else root / "upstream"
 
 
 def is_trail_file(path: Path) -> bool:
@@ -36,7 +27,7 @@ def trail_files(upstream: Path) -> list[str]:
     return sorted(p.relative_to(upstream).as_posix() for p in upstream.rglob("*") if is_trail_file(p))
 
 
-_COLLECT_ROOT = _upstream_for_collection()
+_COLLECT_ROOT = upstream_root()
 TRAIL_FILES = trail_files(_COLLECT_ROOT) if _COLLECT_ROOT else []
 
 

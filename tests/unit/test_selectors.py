@@ -10,12 +10,12 @@ the mobile dialects, relations, ``index`` in reading order, and visibility.
 from __future__ import annotations
 
 import json
-from importlib.util import module_from_spec, spec_from_file_location
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
 import pytest
+from corpus import corpus_root
 
 from pytest_trailblaze.drivers.selectors import (
     ANDROID_ACCESSIBILITY,
@@ -32,20 +32,9 @@ from pytest_trailblaze.drivers.selectors import (
     reading_order,
 )
 
-TESTS = Path(__file__).resolve().parents[1]
-
-
-def _corpus_root() -> Path | None:
-    """``tests/conftest.py:corpus_root()``, loaded by path (several ``conftest`` modules exist)."""
-    spec = spec_from_file_location("_trailblaze_tests_conftest", TESTS / "conftest.py")
-    assert spec is not None and spec.loader is not None
-    module = module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.corpus_root()
-
 
 def _parity_cases() -> list[Any]:
-    root = _corpus_root()
+    root = corpus_root()
     path = None if root is None else root / "matcher-parity-fixtures.json"
     if path is None or not path.is_file():
         return [pytest.param(None, marks=pytest.mark.skip(reason="matcher-parity-fixtures.json is absent"))]

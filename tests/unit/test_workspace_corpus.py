@@ -5,10 +5,10 @@ Skipped when the corpus (``../shared/corpus`` or ``TRAILBLAZE_CORPUS``) is absen
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
+from corpus import upstream_root
 
 from pytest_trailblaze.core.errors import Problem
 from pytest_trailblaze.tools import builtin_tools
@@ -16,17 +16,7 @@ from pytest_trailblaze.workspace import WorkspaceLoader, build_tools, load_file
 from pytest_trailblaze.workspace.model import Workspace
 from pytest_trailblaze.workspace.tools import UnavailableTool
 
-
-def _upstream_for_collection() -> Path | None:
-    """Where the corpus is, for parametrization only; mirrors ``tests/conftest.py:corpus_root``."""
-    env = os.environ.get("TRAILBLAZE_CORPUS")
-    candidates = [Path(env)] if env else []
-    candidates.append(Path(__file__).resolve().parents[3] / "shared" / "corpus")
-    root = next((c for c in candidates if (c / "upstream").is_dir()), None)
-    return None if root is None else root / "upstream"
-
-
-_COLLECT_ROOT = _upstream_for_collection()
+_COLLECT_ROOT = upstream_root()
 
 
 def _files(*patterns: str) -> list[str]:
