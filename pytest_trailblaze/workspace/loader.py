@@ -12,7 +12,7 @@ from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Any
 
-from yaml.nodes import MappingNode, Node
+from yaml.nodes import MappingNode, Node, SequenceNode
 
 from ..core.errors import Problem
 from ..core.loader import _Grammar
@@ -315,7 +315,7 @@ class _Load:
             self.ws.toolsets[toolset.id] = toolset
 
     def add_tool_file(
-        self, path: Path, trailmap: str | None, node: Node | None = None, src: Source | None = None
+        self, path: Path, trailmap: str | None = None, node: Node | None = None, src: Source | None = None
     ) -> None:
         if node is None or src is None:
             src, node = self.read(path)
@@ -340,28 +340,26 @@ class _Load:
             self.problem(definition.span, finding.what, finding.fix, finding.why, warn=warn)
 
     def add_workspace_entries(self) -> None:
-        """Inline or ``{ref: path}`` toolsets and tools listed in ``trailblaze.yaml``."""
+        """Inline or ``{ref: path}`` toolsets and tools listed in ``trailblaze.yaml``.
+
+        A key that is not a list was already reported by the schema; it contributes nothing.
+        """
         if self.config_node is None:
             return
         src, node = self.config_node
         for key, add in (("toolsets", self.add_toolset), ("tools", self.add_tool_file)):
             entries, _ = node_at(node, [key])
-            if entries is node or not hasattr(entries, "value") or not isinstance(entries.value, list):
+            if entries is node or not isinstance(entries, SequenceNode):
                 continue
             for entry in entries.value:
                 ref = _ref(entry)
-                if ref is not None:
-                    target = (self.dir / ref).resolve()
-                    if not target.is_file():
-                        self.problem(src.span(entry), f"`ref: {ref}` does not exist", fix="fix the path")
-                    elif key == "tools":
-                        add(target, None)
-                    else:
-                        add(target)
-                elif key == "tools":
-                    add(self.dir / CONFIG_FILE, None, entry, Source(src.path))
+                target = None if ref is None else (self.dir / ref).resolve()
+                if target is None:
+                    add(self.dir / CONFIG_FILE, node=entry, src=Source(src.path))
+                elif target.is_file():
+                    add(target)
                 else:
-                    add(self.dir / CONFIG_FILE, entry, Source(src.path))
+                    self.problem(src.span(entry), f"`ref: {ref}` does not exist", fix="fix the path")
 
 
 def read_yaml(path: Path) -> tuple[Source, Node | None]:

@@ -418,6 +418,19 @@ def test_a_bad_inline_toolset_points_into_trailblaze_yaml(tmp_path: Path) -> Non
     assert problem.fix == "did you mean 'tools'?"
 
 
+@pytest.mark.parametrize(
+    ("text", "key", "col"), [("toolsets: {a: b}\n", "toolsets", 11), ("tools: {x: y}\n", "tools", 8)]
+)
+def test_toolsets_or_tools_that_are_not_a_list_are_one_problem(
+    tmp_path: Path, text: str, key: str, col: int
+) -> None:
+    ws = workspace(tmp_path, {"trailblaze.yaml": text})
+    problem = only(ws.problems)
+    assert str(problem.span) == at(tmp_path, "trailblaze.yaml", 1, col)
+    assert problem.what == f"trailblaze.yaml: `{key}`: Input should be a valid list"
+    assert not ws.tool_defs, "nothing is read from a malformed list"
+
+
 # -- tool files ---------------------------------------------------------------------------------------
 
 
