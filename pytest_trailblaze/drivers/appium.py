@@ -251,9 +251,8 @@ class MobileDriver:
         return cached
 
     def _measure(self) -> DeviceInfo:
-        size = self.command("get the window size", self.session.get_window_size)
+        width, height = self.screen_size()
         caps = dict(getattr(self.session, "capabilities", {}) or {})
-        width, height = int(size["width"]), int(size["height"])
         density = None
         if self.platform == "ios":
             ratio = _number(caps.get("pixelRatio"))
@@ -296,15 +295,17 @@ class MobileDriver:
         return self.command(f"run `{script}`", lambda: self.session.execute_script(script, dict(args)))
 
     # -- the view hierarchy ----------------------------------------------------------------------
-    def nodes(self) -> list[Node]:
+    def nodes(self, source: str | None = None) -> list[Node]:
+        """The parsed hierarchy of ``source``, or of a fresh page source when none is given."""
         try:
-            return selectors.parse_hierarchy(self.hierarchy())
+            return selectors.parse_hierarchy(self.hierarchy() if source is None else source)
         except ValueError as exc:
             raise ToolFailure(str(exc)) from None
 
-    def find(self, selector: Mapping[str, Any]) -> list[Node]:
+    def find(self, selector: Mapping[str, Any], source: str | None = None) -> list[Node]:
+        """Visible nodes matching ``selector`` in ``source`` (a fresh page source when none is given)."""
         try:
-            return [n for n in selectors.find_all(self.nodes(), selector) if n.visible]
+            return [n for n in selectors.find_all(self.nodes(source), selector) if n.visible]
         except selectors.SelectorError as exc:
             raise ToolFailure(str(exc)) from None
 
@@ -358,8 +359,13 @@ class MobileDriver:
         self.command("perform the gesture", act)
 
     def screen_size(self) -> tuple[int, int]:
-        size = self.command("get the window size", self.session.get_window_size)
-        return int(size["width"]), int(size["height"])
+        """The window in the server's units (points on iOS), read once per session like the device."""
+        cached = getattr(self.session, "_trailblaze_window", None)
+        if cached is None:
+            size = self.command("get the window size", self.session.get_window_size)
+            cached = int(size["width"]), int(size["height"])
+            self.session._trailblaze_window = cached
+        return cached
 
     # -- text --------------------------------------------------------------------------------------
     def focused(self) -> Any:

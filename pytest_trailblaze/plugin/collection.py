@@ -214,7 +214,7 @@ def mark_item(item: TrailItem, trail: Trail, platform: str, settings: Settings) 
     )
     if pin:
         note_pin(config, pin, platform, item.nodeid)
-    reason = skip_reason(trail, platform, settings)
+    reason = skip_reason(trail, platform)
     if reason:
         item.add_marker(pytest.mark.skip(reason=reason))
 
@@ -261,8 +261,12 @@ def note_pin(config: pytest.Config, pin: str, platform: str, nodeid: str) -> Non
         config.stash.setdefault(PIN_NOTES_KEY, {}).setdefault(pin, set()).add(nodeid)
 
 
-def skip_reason(trail: Trail, platform: str, settings: Settings) -> str | None:
-    """``config.skip`` for the platform (closest-wins), else a platform without a driver."""
+def skip_reason(trail: Trail, platform: str) -> str | None:
+    """``config.skip`` for the platform (closest-wins).
+
+    A platform without a driver is not skipped here: a ``pytest_trailblaze_make_driver`` hook may
+    still provide one, and only the ``trailblaze_driver`` fixture asks it.
+    """
     skips = trail.config.skip
     if skips:
         if not trail.classifiers():
@@ -272,6 +276,4 @@ def skip_reason(trail: Trail, platform: str, settings: Settings) -> str | None:
         hit = resolve(skips, (platform,))
         if hit and hit[1].strip():
             return f"config.skip for {hit[0]}: {hit[1].strip()}"
-    if platform not in settings.configured_platforms():
-        return NO_DRIVER.get(platform, f"no driver configured for {platform}")
     return None

@@ -43,10 +43,6 @@ class Settings:
     mcp_call_timeout: float = 60.0
     appium: AppiumSettings = field(default_factory=AppiumSettings)
 
-    def configured_platforms(self) -> frozenset[str]:
-        """Platforms this run has a driver for: web always, android and ios with an Appium server."""
-        return frozenset({"web", "android", "ios"} if self.appium.configured else {"web"})
-
 
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("trailblaze", "Trailblaze trails")

@@ -94,16 +94,19 @@ def _text_selector(
     text: str | None,
     *,
     field: str = "textRegex",
+    regex: str | None = None,
     id: str | None = None,
     index: int = 0,
     enabled: bool | None = None,
     selected: bool | None = None,
 ) -> dict[str, Any]:
-    """The Maestro-style selector of the older text tools: a substring, any case."""
+    """The Maestro-style selector of the older text tools: a substring (or ``regex``), any case."""
     dialect = "androidMaestro" if driver.platform == "android" else "iosMaestro"
     matcher: dict[str, Any] = {}
     if text is not None:
         matcher[field] = f".*{re.escape(text)}.*"
+    if regex is not None:
+        matcher[field] = regex
     if id is not None:
         matcher["resourceIdRegex"] = id
     if enabled is not None and dialect == "androidMaestro":
@@ -404,14 +407,14 @@ def scrollUntilTextIsVisible(
     if len(given) != 1:
         raise ToolFailure("scrollUntilTextIsVisible takes exactly one of text, textRegex or id")
     driver = mobile(ctx)
-    selector = _scroll_target(driver, text, textRegex, id, index)
+    selector = _text_selector(driver, text, regex=textRegex, id=id, index=index)
     width, height = driver.screen_size()
     previous = None
     for swipes in range(MAX_SCROLLS + 1):
         source = driver.hierarchy()
         found = [
             n
-            for n in driver.find(selector)
+            for n in driver.find(selector, source)
             if _on_screen_share(n, width, height) * 100 >= visibilityPercentage
         ]
         if found:
@@ -425,17 +428,6 @@ def scrollUntilTextIsVisible(
     raise ToolFailure(
         f"scrolled {direction.value.lower()} but no element matching {describe(selector)} came into view"
     )
-
-
-def _scroll_target(
-    driver: MobileDriver, text: str | None, regex: str | None, id: str | None, index: int
-) -> dict[str, Any]:
-    dialect = "androidMaestro" if driver.platform == "android" else "iosMaestro"
-    if text is not None:
-        return {dialect: {"textRegex": f".*{re.escape(text)}.*"}, "index": index}
-    if regex is not None:
-        return {dialect: {"textRegex": regex}, "index": index}
-    return {dialect: {"resourceIdRegex": id}, "index": index}
 
 
 def _on_screen_share(node: Node, width: int, height: int) -> float:

@@ -17,6 +17,7 @@ from ..core.errors import FatalToolError, ToolFailure
 from ..core.nodeselector import NodeSelector
 from ..core.tooldef import CaseInsensitiveEnum, tool
 from ..drivers.playwright import WebDriver, first_line
+from ..drivers.selectors import java_quotes
 from .common import Direction
 from .snapshot import take_snapshot
 
@@ -87,7 +88,7 @@ def web_navigate(ctx: ToolContext, action: NavigateAction = NavigateAction.GOTO,
 def web_waitForUrl(ctx: ToolContext, pattern: str, timeoutMs: int = 30_000) -> str:
     """Wait until the page URL matches a regular expression."""
     page = web(ctx).page
-    regex = re.compile(java_regex(pattern))
+    regex = re.compile(java_quotes(pattern))
     _guard(lambda: page.wait_for_url(regex, timeout=timeoutMs), f"the URL never matched /{pattern}/")
     return page.url
 
@@ -346,10 +347,6 @@ def _guard(action: Any, what: str) -> Any:
     except playwright().Error as exc:
         raise ToolFailure(f"{what}: {first_line(exc)}") from None
 
-
-def java_regex(pattern: str) -> str:
-    """Translate Java's ``\\Q...\\E`` quoting, which recorded patterns use, to Python."""
-    return re.sub(r"\\Q(.*?)(?:\\E|$)", lambda m: re.escape(m.group(1)), pattern, flags=re.DOTALL)
 
 
 TOOLS = (

@@ -260,3 +260,72 @@ def test_unknown_tools_and_bad_arguments_name_the_problem(hooked: pytest.Pyteste
     assert "lots" in wrong
     for text in (unknown, missing, wrong):
         assert "Traceback" not in text
+
+
+# -- drivers from a hook ----------------------------------------------------------------------------
+OWN_DRIVERS = """
+import pathlib
+
+from pytest_trailblaze.core.context import DeviceInfo
+
+KEYS = {"android": "android-ondevice-instrumentation", "desktop": "compose"}
+CLOSED = pathlib.Path(__file__).parent / "closed.log"
+
+
+class ConftestDriver:
+    def __init__(self, platform):
+        self.platform = platform
+        self.driver_key = KEYS[platform]
+
+    def device_info(self):
+        return DeviceInfo(self.platform, self.driver_key, 1080, 2400, 2.75)
+
+    def hierarchy(self):
+        return "<hierarchy/>"
+
+    def screenshot(self, path):
+        return None
+
+    def close(self):
+        with CLOSED.open("a") as fh:
+            fh.write(self.platform + "\\n")
+
+
+def pytest_trailblaze_make_driver(platform, request):
+    return ConftestDriver(platform) if platform in KEYS else None
+"""
+
+EVERY_PLATFORM = """
+config:
+  id: hooks/own-driver
+trail:
+  - step: Compare two words
+    recording:
+      android:
+        - assertEquals: { actual: same, expected: same }
+      desktop:
+        - assertEquals: { actual: same, expected: same }
+      ios:
+        - assertEquals: { actual: same, expected: same }
+"""
+
+
+def test_a_make_driver_hook_serves_platforms_the_plugin_has_no_driver_for(
+    pytester: pytest.Pytester, tb
+) -> None:
+    """No Appium and no desktop support built in: the hook's drivers still run those trails."""
+    pytester.makeconftest(OWN_DRIVERS)
+    tb.write(pytester.path, "own.trail.yaml", EVERY_PLATFORM)
+
+    result = pytester.runpytest("--trailblaze-screenshots=off", "-rA")
+
+    result.assert_outcomes(passed=2, skipped=1)
+    result.stdout.fnmatch_lines(
+        [
+            "PASSED own.trail.yaml::hooks/own-driver[android]",
+            "PASSED own.trail.yaml::hooks/own-driver[desktop]",
+            "SKIPPED * no ios driver configured: ios recordings replay through Appium*",
+        ]
+    )
+    closed = (pytester.path / "closed.log").read_text().split()
+    assert sorted(closed) == ["android", "desktop"], "the plugin closes the drivers a hook made"

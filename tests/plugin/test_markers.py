@@ -231,9 +231,11 @@ def test_config_skip_is_closest_wins_per_platform(pytester: pytest.Pytester, tb)
     found = markers(pytester.runpytest("--collect-only", "-q", "-s"))
 
     assert "broken on the web" in found["trails/skips.trail.yaml::skips[web]"]["skip"]
-    # android: the android key is blank, so the item falls through to "no android driver".
-    assert "--trailblaze-appium-url" in found["trails/skips.trail.yaml::skips[android]"]["skip"]
-    assert "--trailblaze-appium-url" in found["trails/skips.trail.yaml::skips[ios]"]["skip"]
+    # android: the closest key is blank, so config.skip does not skip it; ios has no key at all.
+    # Neither is skipped at collection for lacking a driver: a make_driver hook may provide one
+    # (test_hooks.py::test_a_make_driver_hook_serves_platforms_the_plugin_has_no_driver_for).
+    assert found["trails/skips.trail.yaml::skips[android]"]["skip"] is None
+    assert found["trails/skips.trail.yaml::skips[ios]"]["skip"] is None
     assert found["trails/blank.trail.yaml::blank[web]"]["skip"] is None
     assert "not ready anywhere" in found["trails/nl.trail.yaml::nl[web]"]["skip"]
 
