@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from .core.context import DeviceInfo
 from .core.devices import platform_of
-from .core.errors import Problem, ToolError, ToolServerError, TrailLoadError
+from .core.errors import Problem, ToolError, ToolServerError, TrailLoadError, first_line
 from .core.loader import load_trail
 from .core.model import ANY_DEVICE, SourceSpan, Step, ToolCall, Trail
 from .core.registry import ANNOTATION_ARGS, ToolRegistry
@@ -156,7 +156,7 @@ class Checker:
                     Problem(
                         span,
                         f"cannot check the tools of target '{target.id}'",
-                        why=str(registry).splitlines()[0],
+                        why=first_line(registry),
                         fix="fix the MCP server",
                     )
                 )
@@ -216,14 +216,6 @@ def _target_problems(trail: Trail, ws: Workspace | None) -> list[Problem]:
             hint or "add the trailmap, or fix the name",
         )
     ]
-
-
-def check_trail(trail: Trail, registry_for: Any) -> list[Problem]:
-    """Every problem of a trail against ``registry_for(platform)`` registries."""
-    problems = _undeclared_args(trail)
-    for platform in trail.platforms() or ("web",):
-        problems.extend(check_platform(trail, registry_for(platform), platform))
-    return problems
 
 
 def check_platform(

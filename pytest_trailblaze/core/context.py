@@ -9,7 +9,7 @@ from typing import Any
 
 from .devices import form_factor
 from .errors import FatalToolError, ToolError
-from .lineage import resolution_chain
+from .lineage import resolution_chain, segments_for
 from .memory import Memory
 from .registry import MAX_DEPTH, ToolLogEntry, ToolRegistry
 from .tooldef import ToolDescriptor
@@ -31,8 +31,7 @@ class DeviceInfo:
 
     @property
     def segments(self) -> tuple[str, ...]:
-        ff = self.form_factor
-        return (self.platform, ff) if ff else (self.platform,)
+        return segments_for(self.platform, self.form_factor)
 
     @property
     def classifier(self) -> str:

@@ -131,3 +131,13 @@ class StepFailure(TrailblazeError, AssertionError):
 
 class AgentStepRequired(StepFailure):
     """A step needs an agent (no recording for the device) and no agent took it."""
+
+
+def first_line(exc: BaseException, text: str | None = None) -> str:
+    """The first line of an error's message (``text`` when the library keeps it elsewhere).
+
+    Library errors carry call logs and stack dumps after their first line; messages quote only
+    the cause. An error without a message is named by its type.
+    """
+    shown = (text or str(exc)).strip()
+    return shown.splitlines()[0] if shown else type(exc).__name__

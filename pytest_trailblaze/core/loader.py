@@ -18,6 +18,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from .devices import classifier_problem
 from .errors import Problem, TrailLoadError
 from .model import ANY_DEVICE, Step, ToolCall, Trail, TrailConfig
+from .naming import RESERVED_NAMES, WIRE_RE
 from .tokens import malformed_arg_tokens
 from .trailconfig import check_classifier, read_config
 from .yamlsource import Source, did_you_mean, is_null, kind_of
@@ -27,8 +28,6 @@ STEP_KEYS = ("step", "verify", "recording", "recordable", "maxRetries")
 TRAILHEAD_KEYS = ("step", "recording", "maxRetries")
 V1_ITEM_KEYS = ("config", "prompts", "tools", "trailhead")
 V1_STEP_KEYS = ("step", "verify", "recordable", "recording", "maxRetries")
-RESERVED_TOOL_NAMES = frozenset(V1_ITEM_KEYS)
-WIRE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 DEFAULT_TRAILHEAD_TEXT = "Reach the trailhead starting state"
 _TEMPLATE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
@@ -135,7 +134,7 @@ class _Grammar:
         return self._call_args(name, key_node, args_node)
 
     def _check_tool_name(self, key_node: Node, name: str) -> bool:
-        if name in RESERVED_TOOL_NAMES:
+        if name in RESERVED_NAMES:
             self.src.problem(
                 key_node,
                 f"'{name}' cannot be a tool name",
@@ -143,7 +142,7 @@ class _Grammar:
                 fix="check the indentation: this block is nested one level too deep",
             )
             return False
-        if not WIRE_NAME.match(name):
+        if not WIRE_RE.match(name):
             self.src.problem(
                 key_node,
                 f"'{name}' is not a valid tool name",

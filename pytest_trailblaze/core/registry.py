@@ -9,7 +9,7 @@ Keeping one boundary means secrets are masked and hooks fire in exactly one plac
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
@@ -138,7 +138,7 @@ class ToolRegistry:
             return tool.unavailable
         if d.platforms and self.platform not in d.platforms:
             return f"it runs on {', '.join(sorted(d.platforms))}, not on {self.platform}"
-        if d.drivers and self.driver_key and not _driver_allowed(d.drivers, self.driver_key, self.platform):
+        if d.drivers and self.driver_key and not driver_allowed(d.drivers, self.driver_key, self.platform):
             return f"it runs with drivers {', '.join(sorted(d.drivers))}, not with {self.driver_key}"
         if d.requires_host and self.agent_mode != "host":
             return "it needs a host-driven agent and this session runs on-device"
@@ -165,8 +165,10 @@ class ToolRegistry:
             interpolation_error: ToolError | None = ToolArgumentError(str(exc), tool=name)
         else:
             interpolation_error = None
-        shown = self._shown(name, args, ctx)
-        entry = _LogSlot(ctx, name, shown, self._tools.get(name))
+        known = self._tools.get(name)
+        hidden = known.descriptor.sensitive_args if known is not None else frozenset()
+        shown = _shown(args, hidden, ctx)
+        entry = _LogSlot(ctx, name, shown, known)
         try:
             if interpolation_error is not None:
                 raise interpolation_error
@@ -177,7 +179,7 @@ class ToolRegistry:
             with entry.running():
                 result = tool.invoke(ctx, validated)
         except BaseException as exc:
-            self._scrub(exc, name, args)
+            _scrub(exc, args, hidden)
             entry.close(False, ctx.memory.mask(str(exc)))
             if isinstance(exc, ToolError):
                 exc.tool = exc.tool or name
@@ -194,20 +196,18 @@ class ToolRegistry:
                 observer.after_tool(name, shown, masked, ctx)
         return result
 
-    def _scrub(self, exc: BaseException, name: str, args: Mapping[str, Any]) -> None:
-        """Remove the values of sensitive arguments from an error's message before anyone sees it."""
-        tool = self._tools.get(name)
-        hidden = tool.descriptor.sensitive_args if tool is not None else frozenset()
-        values = [text for key in hidden if key in args for text in (*strings_in(args[key]), str(args[key]))]
-        if values and exc.args and isinstance(exc.args[0], str):
-            exc.args = (mask_with(values, exc.args[0]), *exc.args[1:])
 
-    def _shown(self, name: str, args: Mapping[str, Any], ctx: Any) -> dict[str, Any]:
-        """The arguments as a human may see them: secrets and sensitive arguments masked."""
-        tool = self._tools.get(name)
-        hidden = tool.descriptor.sensitive_args if tool is not None else frozenset()
-        shown = ctx.memory.mask(dict(args))
-        return {k: (MASK if k in hidden else v) for k, v in shown.items()}
+def _scrub(exc: BaseException, args: Mapping[str, Any], hidden: frozenset[str]) -> None:
+    """Remove the values of sensitive arguments from an error's message before anyone sees it."""
+    values = [text for key in hidden if key in args for text in (*strings_in(args[key]), str(args[key]))]
+    if values and exc.args and isinstance(exc.args[0], str):
+        exc.args = (mask_with(values, exc.args[0]), *exc.args[1:])
+
+
+def _shown(args: Mapping[str, Any], hidden: frozenset[str], ctx: Any) -> dict[str, Any]:
+    """The arguments as a human may see them: secrets and sensitive arguments masked."""
+    shown = ctx.memory.mask(dict(args))
+    return {k: (MASK if k in hidden else v) for k, v in shown.items()}
 
 
 class _LogSlot:
@@ -246,6 +246,6 @@ class _LogSlot:
             )
 
 
-def _driver_allowed(drivers: frozenset[str], driver_key: str, platform: str) -> bool:
+def driver_allowed(drivers: Collection[str], driver_key: str, platform: str) -> bool:
     """Driver lists accept exact keys, the platform shorthand, and ``all``."""
     return driver_key in drivers or platform in drivers or "all" in drivers

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from .context import ToolContext
 from .errors import AgentStepRequired, StepFailure, ToolError, TrailheadError
 from .lineage import resolve
-from .model import SourceSpan, Step, ToolCall, Trail
+from .model import Step, ToolCall, Trail
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +193,3 @@ def describe_failure(
 
 def render_args(arguments: dict[str, Any]) -> str:
     return json.dumps(arguments, ensure_ascii=False, default=str, separators=(", ", ": "))
-
-
-def step_location(step: ResolvedStep) -> SourceSpan:
-    return step.step.span

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..core.context import DeviceInfo
-from ..core.errors import DriverError, ToolFailure
+from ..core.errors import DriverError, ToolFailure, first_line
 from . import selectors
 from .selectors import Node
 
@@ -211,7 +211,7 @@ class AppiumHost:
 def session_failure(url: str, platform: str, capabilities: Mapping[str, Any], exc: Exception) -> str:
     """Why a session could not start: the server's own message, and what to do."""
     text = getattr(exc, "msg", None) or str(exc)
-    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    first = first_line(exc, text)
     unreachable = any(
         word in text for word in ("Connection refused", "Max retries", "timed out", "NewConnectionError")
     )
@@ -475,5 +475,5 @@ def _number(value: Any) -> float | None:
 
 
 def _first(exc: BaseException) -> str:
-    text = (getattr(exc, "msg", None) or str(exc)).strip()
-    return text.splitlines()[0].removeprefix("Message: ") if text else type(exc).__name__
+    """Selenium keeps the server's message in ``msg``; ``str()`` prefixes it with ``Message:``."""
+    return first_line(exc, getattr(exc, "msg", None)).removeprefix("Message: ")

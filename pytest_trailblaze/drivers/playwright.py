@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..core.context import DeviceInfo
-from ..core.errors import DriverError, FatalToolError, ToolFailure
+from ..core.errors import DriverError, FatalToolError, ToolFailure, first_line
 from . import aria
 
 T = TypeVar("T")
@@ -141,7 +141,7 @@ class BrowserHost:
             raise DriverError(self._start_failure(exc)) from None
 
     def _start_failure(self, exc: Exception) -> str:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        first = first_line(exc)
         if self.options.connect:
             return (
                 f"could not connect to the browser at {self.options.connect}: {first}\n"
@@ -439,8 +439,3 @@ def _action_done(exc: BaseException) -> bool:
 
 def _page_gone(exc: BaseException) -> bool:
     return "has been closed" in str(exc) or "Target closed" in str(exc)
-
-
-def first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__

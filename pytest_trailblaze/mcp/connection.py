@@ -46,10 +46,6 @@ class ServerConnection:
         self._stop: anyio.Event | None = None
         self.handshake_timed_out = False
 
-    @property
-    def returncode(self) -> int | None:
-        return self.process.returncode if self.process is not None else None
-
     async def run(self, handshake_timeout: float, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
         """Spawn, initialize under a watchdog, list tools, then serve until ``stop``."""
         self._stop = anyio.Event()

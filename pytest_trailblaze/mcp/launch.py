@@ -30,7 +30,6 @@ class LaunchSpec:
     name: str
     argv: tuple[str, ...]
     cwd: Path
-    declared_in: Path
     toolset_file: Path
     extra_env: Mapping[str, str] = field(default_factory=dict)
 
@@ -61,13 +60,13 @@ def resolve_server(spec: McpServerSpec, declared_in: Path) -> LaunchSpec:
             )
         cwd = _absolute(base / spec.cwd) if spec.cwd else script.parent
         name = spec.name or script.stem
-        return LaunchSpec(name, script_argv(script), cwd, declared_in, script)
+        return LaunchSpec(name, script_argv(script), cwd, script)
     command = spec.command or ""
     executable = _executable(command, base)
     cwd = _absolute(base / spec.cwd) if spec.cwd else base
     args = tuple(_arg_path(arg, base) for arg in spec.args)
     name = spec.name or Path(command).stem
-    return LaunchSpec(name, (executable, *args), cwd, declared_in, declared_in, dict(spec.env))
+    return LaunchSpec(name, (executable, *args), cwd, declared_in, dict(spec.env))
 
 
 def _executable(command: str, base: Path) -> str:

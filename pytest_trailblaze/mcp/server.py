@@ -17,7 +17,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.errors import FatalToolError, ToolFailure, ToolServerError
+from ..core.errors import FatalToolError, ToolFailure, ToolServerError, first_line
 from ..core.tooldef import ToolResult
 from .launch import LaunchSpec
 
@@ -147,7 +147,7 @@ class McpServer:
                 self.broken = self._describe(f"died while running tool '{name}'", exit_code=code)
                 raise FatalToolError(self.broken, tool=name) from None
             raise ToolFailure(
-                f"MCP server {self.name}: tool '{name}' failed: {_reason(exc)}", tool=name
+                f"MCP server {self.name}: tool '{name}' failed: {first_line(exc)}", tool=name
             ) from None
         return to_result(result)
 
@@ -194,8 +194,3 @@ def _is_error_reply(exc: Exception) -> bool:
     from mcp_types import CONNECTION_CLOSED
 
     return isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED
-
-
-def _reason(exc: Exception) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__

@@ -15,9 +15,8 @@ from typing import Any
 from ..core.errors import ToolArgumentError
 from ..core.naming import check_tool_name
 from ..core.tooldef import Tool, ToolDescriptor, ToolResult
+from .context import CONTEXT_ARG
 from .server import McpServer
-
-CONTEXT_ARG = "_trailblazeContext"
 
 
 def _strings(value: Any) -> list[str] | None:

@@ -97,10 +97,10 @@ class McpToolsets:
         """Raise the cause when a server of ``scope`` died or was stopped after a timeout."""
         if scope in self._failures:
             raise ToolServerError(self._failures[scope])
-        broken = next((s for s in self._servers.get(scope, []) if s.broken), None)
-        if broken is not None:
-            self._failures[scope] = broken.broken or ""
-            raise ToolServerError(broken.broken or f"MCP server {broken.name} is not running")
+        cause = next((s.broken for s in self._servers.get(scope, []) if s.broken), None)
+        if cause is not None:
+            self._failures[scope] = cause
+            raise ToolServerError(cause)
 
     def logs(self, scope: Hashable) -> list[Path]:
         return [s.connection.log_path for s in self._servers.get(scope, []) if s.connection.log_path.exists()]

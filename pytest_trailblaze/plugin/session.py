@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from ..core.context import DeviceInfo, ToolContext
-from ..core.errors import AgentStepRequired, TrailblazeError, TrailheadError
+from ..core.errors import AgentStepRequired, TrailblazeError, TrailheadError, first_line
 from ..core.lineage import resolve
 from ..core.memory import Memory
 from ..core.registry import ToolRegistry
@@ -215,7 +215,7 @@ class TrailRun:
             self.runner.run_steps()
         except AgentStepRequired as exc:
             if self.settings.agent_steps == "skip":
-                pytest.skip(str(exc).splitlines()[0])
+                pytest.skip(first_line(exc))
             self._capture(exc)
             raise
         except TrailblazeError as exc:
@@ -232,9 +232,7 @@ class TrailRun:
         try:
             path = self.driver.screenshot(self.artifacts / "failure.png")
         except Exception as shot_error:  # the failure itself matters more than its picture
-            note = (
-                f"\n  screenshot: not taken ({type(shot_error).__name__}: {str(shot_error).splitlines()[0]})"
-            )
+            note = f"\n  screenshot: not taken ({type(shot_error).__name__}: {first_line(shot_error)})"
             exc.args = (f"{exc.args[0]}{note}",)
             return
         self.screenshot = _display(path)

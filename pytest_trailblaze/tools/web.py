@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from ..core.context import ToolContext
-from ..core.errors import FatalToolError, ToolFailure
+from ..core.errors import FatalToolError, ToolFailure, first_line
 from ..core.nodeselector import NodeSelector
 from ..core.tooldef import CaseInsensitiveEnum, tool
-from ..drivers.playwright import WebDriver, first_line
+from ..drivers.playwright import WebDriver
 from ..drivers.selectors import java_quotes
 from .common import Direction
 from .snapshot import take_snapshot
@@ -346,7 +346,6 @@ def _guard(action: Any, what: str) -> Any:
         return action()
     except playwright().Error as exc:
         raise ToolFailure(f"{what}: {first_line(exc)}") from None
-
 
 
 TOOLS = (

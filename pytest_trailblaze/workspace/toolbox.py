@@ -9,7 +9,7 @@ it: a recording may call any registered tool.
 
 from __future__ import annotations
 
-from ..core.registry import ToolRegistry
+from ..core.registry import ToolRegistry, driver_allowed
 from ..core.tooldef import ToolDescriptor
 from .model import PLATFORM_KEY, Target, Workspace
 from .schema import PlatformConfig, ToolsetConfig
@@ -32,8 +32,7 @@ def _fits(toolset: ToolsetConfig, platform: str, driver_key: str) -> bool:
     if toolset.platforms and platform not in {p.lower() for p in toolset.platforms}:
         return False
     if toolset.drivers and driver_key:
-        keys = {d.lower() for d in toolset.drivers}
-        return driver_key in keys or platform in keys or "all" in keys
+        return driver_allowed({d.lower() for d in toolset.drivers}, driver_key, platform)
     return True
 
 
