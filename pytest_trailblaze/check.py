@@ -74,7 +74,7 @@ class Checker:
         self.servers = servers
         self.log_dir = log_dir or Path(tempfile.gettempdir()) / "trailblaze-check-logs"
         self._mcp: McpToolsets | None = None
-        self._noted: set[str] = set()
+        self._noted: set[Problem] = set()
         self._registries: dict[tuple[Any, ...], ToolRegistry | ToolServerError] = {}
 
     def run(self, paths: Iterable[Path]) -> CheckReport:
@@ -109,7 +109,7 @@ class Checker:
             try:
                 if target is not None and target.mcp_servers and self.servers:
                     served = self.mcp().tools_for(key, target, device, "host")
-                    self.note_names(target, naming_findings(served))
+                    self.note_names(naming_findings(served, target.span))
                     registry.register_all(served)
             except ToolServerError as exc:
                 self._registries[key] = exc
@@ -117,14 +117,12 @@ class Checker:
             self._registries[key] = registry
         return self._registries[key]
 
-    def note_names(self, target: Target, notes: list[str]) -> None:
+    def note_names(self, findings: list[Problem]) -> None:
         """Naming advice on a server's tools, once per tool, at the target that declares the server."""
-        for note in notes:
-            if note not in self._noted:
-                self._noted.add(note)
-                what, _, rest = note.partition("\n")
-                fix = rest.rpartition("fix: ")[2]
-                self.report.problems.append(Problem(target.span, what, fix=fix, severity="warning"))
+        for finding in findings:
+            if finding not in self._noted:
+                self._noted.add(finding)
+                self.report.problems.append(finding)
 
     def mcp(self) -> McpToolsets:
         if self._mcp is None:

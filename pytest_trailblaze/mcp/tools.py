@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.errors import ToolArgumentError
+from ..core.errors import Problem, ToolArgumentError
+from ..core.model import SourceSpan
 from ..core.naming import check_tool_name
 from ..core.tooldef import Tool, ToolDescriptor, ToolResult
 from .context import CONTEXT_ARG
@@ -88,15 +89,20 @@ class McpTool(Tool):
         return self.server.call(self.name, {**validated, CONTEXT_ARG: context})
 
 
-def naming_findings(tools: list[McpTool]) -> list[str]:
-    """The naming convention, applied to advertised names as advice: servers name their own tools."""
-    notes = []
-    for tool in tools:
-        for finding in check_tool_name(tool.name):
-            notes.append(
-                f"{tool.descriptor.source}: {finding.what}\n  why: {finding.why}\n  fix: {finding.fix}"
-            )
-    return notes
+def naming_findings(tools: list[McpTool], declared_at: SourceSpan) -> list[Problem]:
+    """The naming convention applied to advertised names as advice (servers name their own tools),
+    reported at the target that declares the servers."""
+    return [
+        Problem(
+            declared_at,
+            f"{tool.descriptor.source}: {finding.what}",
+            why=finding.why,
+            fix=finding.fix,
+            severity="warning",
+        )
+        for tool in tools
+        for finding in check_tool_name(tool.name)
+    ]
 
 
 def _describe(error: Any) -> str:

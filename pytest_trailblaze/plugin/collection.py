@@ -111,6 +111,17 @@ class TrailblazeWarning(pytest.PytestWarning):
 WORKSPACES_KEY = pytest.StashKey[WorkspaceLoader]()
 
 
+def warn_at(problem: Problem, fallback_path: str) -> None:
+    """Show advice as a pytest warning that points at the file and line it is about."""
+    span = problem.span
+    warnings.warn_explicit(
+        TrailblazeWarning(problem.format()),
+        TrailblazeWarning,
+        span.path if span else fallback_path,
+        span.line if span else 0,
+    )
+
+
 def workspace_for(config: pytest.Config, path: Path) -> Workspace | None:
     """The workspace a trail belongs to, loaded once; its errors stop the trail's collection."""
     settings = config.stash[SETTINGS_KEY]
@@ -125,13 +136,7 @@ def workspace_for(config: pytest.Config, path: Path) -> Workspace | None:
     workspace = loader.load(config_dir)
     if fresh:
         for problem in workspace.warnings:
-            span = problem.span
-            warnings.warn_explicit(
-                TrailblazeWarning(problem.format()),
-                TrailblazeWarning,
-                span.path if span else str(config_dir),
-                span.line if span else 0,
-            )
+            warn_at(problem, str(config_dir))
     if workspace.errors:
         raise TrailLoadError(workspace.errors)
     return workspace

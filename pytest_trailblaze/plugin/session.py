@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import warnings
 from collections.abc import Mapping
 from contextlib import suppress
 from pathlib import Path
@@ -28,7 +27,7 @@ from ..core.tooldef import Tool, ToolResult
 from ..mcp.tools import naming_findings
 from ..mcp.toolsets import McpToolsets
 from ..workspace import Target, Workspace, toolbox
-from .collection import TrailblazeWarning
+from .collection import warn_at
 from .options import Settings
 
 CATALOG_KEY = pytest.StashKey["ToolCatalog"]()
@@ -123,8 +122,8 @@ class SessionRegistries:
         registry.register_all(self.catalog.tools())
         if target is not None and target.mcp_servers:
             served = self.mcp.tools_for(key, target, device, agent_mode)
-            for note in naming_findings(served):
-                warnings.warn(TrailblazeWarning(note), stacklevel=1)
+            for finding in naming_findings(served, target.span):
+                warn_at(finding, str(target.source))
             registry.register_all(served)
         registry.observers.append(HookObserver(self.hook))
         return registry

@@ -162,6 +162,68 @@ def test_a_tool_name_collision_is_an_error_of_the_items_naming_both(pytester, fx
     assert left == {}, f"server processes survived the run: {left}"
 
 
+# -- naming advice on advertised names ------------------------------------------------------------------
+def _badly_named_server(pytester, fx, label: str) -> str:
+    """A workspace whose server also advertises ``fx_iphone_scroll`` (names a device type)."""
+    marker = fx.sentinel(label)
+    servers = f"""    - name: namer
+      command: {sys.executable}
+      args: [{fx.PY_SERVER}, "--also=fx_iphone_scroll", "{marker}"]"""
+    _workspace(pytester.path, fx, servers)
+    return marker
+
+
+NAMING_ADVICE = "tool name 'fx_iphone_scroll' names a device type ('iphone')"
+
+
+def test_advertised_names_against_the_convention_warn_once_at_the_declaring_target(pytester, fx) -> None:
+    marker = _badly_named_server(pytester, fx, "plugin-naming")
+    for name in ("one", "two"):
+        trail = _trail(f"fx/{name}", "        - pyfx_echo: {message: hi}")
+        fx.write(pytester.path, f"trails/{name}.trail.yaml", trail)
+
+    try:
+        result = pytester.runpytest(*FAST, QUIET, "-p", "no:randomly")
+    finally:
+        fx.kill_matching(marker)
+
+    result.assert_outcomes(passed=2)  # advice, not an error
+    out = result.stdout.str()
+    assert out.count(NAMING_ADVICE) == 1, out
+    result.stdout.fnmatch_lines(
+        [
+            "*trails/config/trailmaps/fx/trailmap.yaml:3: TrailblazeWarning: *trailmap.yaml:3:*"
+            f"warning: mcp:namer*: {NAMING_ADVICE}",
+            "*fix: drop 'iphone' from the name*",
+        ]
+    )
+
+
+def test_trailblaze_check_reports_advertised_naming_advice_as_a_warning(pytester, fx) -> None:
+    marker = _badly_named_server(pytester, fx, "check-naming")
+    fx.write(pytester.path, "trails/one.trail.yaml", _trail("fx/one", "        - pyfx_echo: {message: hi}"))
+    console = Path(sys.executable).with_name("trailblaze")
+
+    try:
+        plain = subprocess.run(
+            [console, "check", "trails"], cwd=pytester.path, capture_output=True, text=True
+        )
+        strict = subprocess.run(
+            [console, "check", "--strict", "trails"], cwd=pytester.path, capture_output=True, text=True
+        )
+    finally:
+        fx.kill_matching(marker)
+
+    assert plain.returncode == 0, plain.stdout + plain.stderr
+    assert strict.returncode == 1, strict.stdout + strict.stderr
+    for result in (plain, strict):
+        assert "trails/config/trailmaps/fx/trailmap.yaml:3:3: warning: mcp:namer" in result.stdout, (
+            result.stdout
+        )
+        assert NAMING_ADVICE in result.stdout
+        assert result.stdout.count(NAMING_ADVICE) == 1
+
+
 # -- -n 2: what servers see, and nothing survives ----------------------------------------------------------
 CALLS = """        - pyfx_echo: { message: "hello {{user}}" }
         - pyfx_env: {}
