@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from .core.context import DeviceInfo
 from .core.devices import platform_of
 from .core.errors import Problem, ToolError, ToolServerError, TrailLoadError, first_line
-from .core.loader import load_trail
+from .core.loader import TRAIL_FILE_PATTERNS, load_trail
 from .core.model import ANY_DEVICE, SourceSpan, Step, ToolCall, Trail
 from .core.registry import ANNOTATION_ARGS, ToolRegistry
 from .core.tokens import args_references, strings_in
@@ -33,7 +33,6 @@ from .tools import builtin_tools
 from .workspace import Target, Workspace, WorkspaceLoader, find_config_dir
 from .workspace.tools import parameters_model
 
-DEFAULT_PATTERNS = ("*.trail.yaml", "trail.yaml")
 DEFAULT_DRIVERS = {"web": "playwright-native"}
 
 
@@ -189,7 +188,7 @@ def _is_config_dir(folder: Path) -> bool:
     return folder.name == "config" and folder.parent.name == "trails"
 
 
-def trail_files(paths: Iterable[Path], patterns: tuple[str, ...] = DEFAULT_PATTERNS) -> Iterator[Path]:
+def trail_files(paths: Iterable[Path], patterns: tuple[str, ...] = TRAIL_FILE_PATTERNS) -> Iterator[Path]:
     """Trail files under ``paths`` (files are taken as given), sorted, never ``trailblaze.yaml``."""
     for path in paths:
         if path.is_file():

@@ -28,6 +28,8 @@ STEP_KEYS = ("step", "verify", "recording", "recordable", "maxRetries")
 TRAILHEAD_KEYS = ("step", "recording", "maxRetries")
 V1_ITEM_KEYS = ("config", "prompts", "tools", "trailhead")
 V1_STEP_KEYS = ("step", "verify", "recordable", "recording", "maxRetries")
+#: Which files are trails unless the user says otherwise (never ``trailblaze.yaml``).
+TRAIL_FILE_PATTERNS = ("*.trail.yaml", "trail.yaml")
 DEFAULT_TRAILHEAD_TEXT = "Reach the trailhead starting state"
 _TEMPLATE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 

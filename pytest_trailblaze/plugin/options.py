@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -12,36 +12,39 @@ import pytest
 import yaml
 
 from ..core.devices import DRIVER_TYPES, driver_type
+from ..core.loader import TRAIL_FILE_PATTERNS
 from ..drivers.appium import AppiumSettings
 from ..drivers.playwright import BrowserOptions
-from ..mcp.server import handshake_timeout_default
+from ..mcp.server import DEFAULT_CALL_S, handshake_timeout_default
 
 SETTINGS_KEY = pytest.StashKey["Settings"]()
-DEFAULT_PATTERNS = ("*.trail.yaml", "trail.yaml")
 BROWSERS = ("chromium", "firefox", "webkit")
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything the plugin was told; nothing else reads pytest options."""
+    """Everything the plugin was told; nothing else reads pytest options.
 
-    patterns: tuple[str, ...] = DEFAULT_PATTERNS
-    output_dir: Path = Path("trailblaze-output")
-    browser: BrowserOptions = field(default_factory=BrowserOptions)
-    memory: Mapping[str, str] = field(default_factory=dict)
-    secrets: Mapping[str, str] = field(default_factory=dict)
-    args: Mapping[str, Any] = field(default_factory=dict)
-    agent_steps: str = "fail"
-    default_platform: str = "web"
-    agent_mode: str = "host"
-    driver_override: str | None = None
-    full_trace: bool = False
-    screenshots: str = "on-failure"
-    config_dir: Path | None = None
-    strict: bool = False
-    mcp_handshake_timeout: float = 60.0
-    mcp_call_timeout: float = 60.0
-    appium: AppiumSettings = field(default_factory=AppiumSettings)
+    Built only by ``resolve_settings``: the defaults live with the options and ini keys.
+    """
+
+    patterns: tuple[str, ...]
+    output_dir: Path
+    browser: BrowserOptions
+    memory: Mapping[str, str]
+    secrets: Mapping[str, str]
+    args: Mapping[str, Any]
+    agent_steps: str
+    default_platform: str
+    agent_mode: str
+    driver_override: str | None
+    full_trace: bool
+    screenshots: str
+    config_dir: Path | None
+    strict: bool
+    mcp_handshake_timeout: float
+    mcp_call_timeout: float
+    appium: AppiumSettings
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -64,7 +67,7 @@ def add_options(parser: pytest.Parser) -> None:
         "trailblaze_patterns",
         "file name patterns collected as trails",
         type="linelist",
-        default=list(DEFAULT_PATTERNS),
+        default=list(TRAIL_FILE_PATTERNS),
     )
     option(
         "output",
@@ -235,31 +238,43 @@ def add_options(parser: pytest.Parser) -> None:
     )
 
 
+class _Given:
+    """What the user gave for an option: the command line wins over the ini file."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.option = config.option
+
+    def pick(self, name: str, ini: str | None = None) -> Any:
+        """``--trailblaze-<name>``, else ini ``trailblaze_<ini or name>`` (empty counts as not given)."""
+        cli = getattr(self.option, f"trailblaze_{name}")
+        return cli if cli not in (None, "") else self.config.getini(f"trailblaze_{ini or name}")
+
+    def flag(self, name: str) -> bool:
+        """An on/off option: the command line when given (``None`` is not given), else the ini."""
+        cli = getattr(self.option, f"trailblaze_{name}")
+        return bool(cli if cli is not None else self.config.getini(f"trailblaze_{name}"))
+
+
 def resolve_settings(config: pytest.Config) -> Settings:
     """Read options and ini once; bad values are a ``pytest.UsageError`` naming the option."""
     opt = config.option
-    output = _pick(opt.trailblaze_output, config.getini("trailblaze_output"))
+    given = _Given(config)
+    output = given.pick("output")
     args = {**_args_file(opt.trailblaze_args_file), **_pairs(opt.trailblaze_arg, "--trailblaze-arg")}
     ci = os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
-    timeout = _int(
-        _pick(opt.trailblaze_web_timeout, config.getini("trailblaze_web_timeout_ms")),
-        "--trailblaze-web-timeout",
-        default=45_000 if ci else 30_000,
-    )
+    web_timeout = given.pick("web_timeout", "web_timeout_ms")
+    timeout = _int(web_timeout, "--trailblaze-web-timeout", default=45_000 if ci else 30_000)
     browser = BrowserOptions(
-        browser=_pick(opt.trailblaze_browser, config.getini("trailblaze_browser")),
-        headed=bool(
-            opt.trailblaze_headed if opt.trailblaze_headed is not None else config.getini("trailblaze_headed")
-        ),
-        executable_path=_pick(opt.trailblaze_browser_path, config.getini("trailblaze_browser_path")) or None,
+        browser=given.pick("browser"),
+        headed=given.flag("headed"),
+        executable_path=given.pick("browser_path") or None,
         launch_args=tuple(opt.trailblaze_browser_arg or config.getini("trailblaze_browser_args")),
-        connect=_pick(opt.trailblaze_connect, config.getini("trailblaze_connect")) or None,
-        viewport=_viewport(_pick(opt.trailblaze_viewport, config.getini("trailblaze_viewport"))),
+        connect=given.pick("connect") or None,
+        viewport=_viewport(given.pick("viewport")),
         action_timeout_ms=timeout,
         navigation_timeout_ms=timeout * 2 if ci else timeout,
-        settle_quiet_ms=_int(
-            _pick(opt.trailblaze_settle_ms, config.getini("trailblaze_settle_ms")), "--trailblaze-settle-ms"
-        ),
+        settle_quiet_ms=_int(given.pick("settle_ms"), "--trailblaze-settle-ms"),
     )
     return Settings(
         patterns=tuple(config.getini("trailblaze_patterns")),
@@ -268,28 +283,22 @@ def resolve_settings(config: pytest.Config) -> Settings:
         memory=_pairs(opt.trailblaze_memory, "--trailblaze-memory"),
         secrets=_pairs(opt.trailblaze_secret, "--trailblaze-secret"),
         args=args,
-        agent_steps=_pick(opt.trailblaze_agent_steps, config.getini("trailblaze_agent_steps")),
-        default_platform=_pick(opt.trailblaze_platform, config.getini("trailblaze_platform")),
-        agent_mode=_pick(opt.trailblaze_agent_mode, config.getini("trailblaze_agent_mode")),
+        agent_steps=given.pick("agent_steps"),
+        default_platform=given.pick("platform"),
+        agent_mode=given.pick("agent_mode"),
         driver_override=_driver(opt.trailblaze_driver),
         full_trace=bool(opt.trailblaze_full_trace),
-        screenshots=_pick(opt.trailblaze_screenshots, config.getini("trailblaze_screenshots")),
-        config_dir=_config_dir(
-            _pick(opt.trailblaze_config_dir, config.getini("trailblaze_config_dir")), config
-        ),
-        strict=bool(
-            opt.trailblaze_strict if opt.trailblaze_strict is not None else config.getini("trailblaze_strict")
-        ),
+        screenshots=given.pick("screenshots"),
+        config_dir=_config_dir(given.pick("config_dir"), config),
+        strict=given.flag("strict"),
         mcp_handshake_timeout=_seconds(
-            _pick(opt.trailblaze_mcp_handshake_timeout, config.getini("trailblaze_mcp_handshake_timeout")),
+            given.pick("mcp_handshake_timeout"),
             "--trailblaze-mcp-handshake-timeout",
             default=handshake_timeout_default(),
         ),
-        appium=_appium(opt, config),
+        appium=_appium(given),
         mcp_call_timeout=_seconds(
-            _pick(opt.trailblaze_mcp_call_timeout, config.getini("trailblaze_mcp_call_timeout")),
-            "--trailblaze-mcp-call-timeout",
-            default=60.0,
+            given.pick("mcp_call_timeout"), "--trailblaze-mcp-call-timeout", default=DEFAULT_CALL_S
         ),
     )
 
@@ -303,23 +312,21 @@ def _config_dir(value: Any, config: pytest.Config) -> Path | None:
     return path.resolve()
 
 
-def _appium(opt: Any, config: pytest.Config) -> AppiumSettings:
-    url = _pick(opt.trailblaze_appium_url, config.getini("trailblaze_appium_url")) or os.environ.get(
-        "TRAILBLAZE_APPIUM_URL"
-    )
-    server = _pick(opt.trailblaze_appium_server, config.getini("trailblaze_appium_server"))
+def _appium(given: _Given) -> AppiumSettings:
+    config = given.config
+    url = given.pick("appium_url") or os.environ.get("TRAILBLAZE_APPIUM_URL")
+    server = given.pick("appium_server")
     if url and server:
         raise pytest.UsageError(
             "--trailblaze-appium-url and --trailblaze-appium-server exclude each other: use one"
         )
     home = _existing_dir(server, "--trailblaze-appium-server", config) if server else None
-    caps_file = _pick(opt.trailblaze_appium_caps, config.getini("trailblaze_appium_caps"))
-    fresh = opt.trailblaze_appium_fresh_session
+    caps_file = given.pick("appium_caps")
     return AppiumSettings(
         url=url or None,
         server_home=home,
         capabilities=load_capabilities(Path(config.invocation_params.dir, caps_file)) if caps_file else {},
-        fresh_session=bool(fresh if fresh is not None else config.getini("trailblaze_appium_fresh_session")),
+        fresh_session=given.flag("appium_fresh_session"),
     )
 
 
@@ -358,10 +365,6 @@ def _seconds(text: Any, option: str, default: float) -> float:
     if value <= 0:
         raise pytest.UsageError(f"{option} must be positive, got {value:g}")
     return value
-
-
-def _pick(cli: Any, ini: Any) -> Any:
-    return cli if cli not in (None, "") else ini
 
 
 def _pairs(values: list[str] | None, option: str) -> dict[str, str]:
