@@ -25,12 +25,11 @@ from .core.model import ANY_DEVICE, SourceSpan, Step, ToolCall, Trail
 from .core.registry import ANNOTATION_ARGS, ToolRegistry
 from .core.tokens import args_references, strings_in
 from .core.tooldef import PythonTool, Tool, explain
-from .core.yamlsource import did_you_mean
 from .mcp.server import handshake_timeout_default
 from .mcp.tools import naming_findings
 from .mcp.toolsets import McpToolsets
 from .tools import builtin_tools
-from .workspace import Target, Workspace, WorkspaceLoader, find_config_dir
+from .workspace import Target, Workspace, WorkspaceLoader, find_config_dir, trail_target
 from .workspace.tools import parameters_model
 
 DEFAULT_DRIVERS = {"web": "playwright-native"}
@@ -141,9 +140,9 @@ class Checker:
         config_dir = find_config_dir(path, self.config_dir)
         ws = self.workspace(config_dir) if config_dir else None
         # A broken workspace is reported once (above); its trails are still checked against what loaded.
-        target_problems = _target_problems(trail, ws)
-        self.report.problems.extend(target_problems)
-        target = ws.resolve_target(trail.config.target) if ws is not None and not target_problems else None
+        target, unknown = trail_target(trail, ws)
+        if unknown is not None:
+            self.report.problems.append(unknown)
         unverified = target is not None and bool(target.mcp_servers) and not self.servers
         for platform in trail.platforms() or ("web",):
             registry = self.registry(ws, target, platform)
@@ -196,23 +195,6 @@ def trail_files(paths: Iterable[Path], patterns: tuple[str, ...] = TRAIL_FILE_PA
             continue
         found = {p for pattern in patterns for p in path.rglob(pattern) if p.name != "trailblaze.yaml"}
         yield from sorted(f for f in found if not any(p.startswith(".") for p in f.relative_to(path).parts))
-
-
-def _target_problems(trail: Trail, ws: Workspace | None) -> list[Problem]:
-    wanted = trail.config.target or (ws.config.defaults.target if ws else None)
-    if ws is None or not wanted or ws.resolve_target(wanted) is not None:
-        return []
-    span = trail.config.spans.get("target") or SourceSpan(trail.path, 1, 1)
-    known = ", ".join(sorted(ws.targets)) or "none"
-    hint = did_you_mean(wanted, ws.targets)
-    return [
-        Problem(
-            span,
-            f"unknown target '{wanted}' in config.target",
-            f"the workspace has targets: {known}",
-            hint or "add the trailmap, or fix the name",
-        )
-    ]
 
 
 def check_platform(

@@ -20,10 +20,9 @@ from ..core.errors import ConfigurationError, Problem, TrailblazeError, TrailLoa
 from ..core.lineage import resolve
 from ..core.loader import classifier_from_filename, load_trail
 from ..core.memory import bind_args
-from ..core.model import SourceSpan, Trail
-from ..core.yamlsource import did_you_mean
+from ..core.model import Trail
 from ..tools import builtin_tools
-from ..workspace import Target, Workspace, WorkspaceLoader, find_config_dir
+from ..workspace import Target, Workspace, WorkspaceLoader, find_config_dir, trail_target
 from .options import SETTINGS_KEY, Settings
 
 DECLARED_ARGS_KEY = pytest.StashKey[set[str]]()
@@ -61,9 +60,8 @@ class TrailFile(pytest.File):
         workspace = workspace_for(self.config, self.path)
         target = resolve_target(trail, workspace)
         self.config.stash.setdefault(DECLARED_ARGS_KEY, set()).update(trail.config.args)
-        provided = {k: v for k, v in settings.args.items() if k in trail.config.args}
         try:
-            bind_args(trail.config.args, provided)
+            bind_args(trail.config.args, settings.args_for(trail.config.args))
         except ConfigurationError as exc:
             raise ConfigurationError(f"{trail.path}: the trail's args cannot be bound:\n{exc}") from None
         base = trail_name(trail, self.path, self.config.rootpath)
@@ -144,26 +142,9 @@ def workspace_for(config: pytest.Config, path: Path) -> Workspace | None:
 
 def resolve_target(trail: Trail, workspace: Workspace | None) -> Target | None:
     """The target ``config.target`` (or the workspace default) names; unknown names are errors."""
-    if workspace is None:
-        return None
-    wanted = trail.config.target or workspace.config.defaults.target
-    if not wanted:
-        return None
-    target = workspace.resolve_target(wanted)
-    if target is None:
-        known = ", ".join(sorted(workspace.targets)) or "none"
-        hint = did_you_mean(wanted, workspace.targets)
-        span = trail.config.spans.get("target") or trail.span or SourceSpan(trail.path, 1, 1)
-        raise TrailLoadError(
-            [
-                Problem(
-                    span,
-                    f"unknown target '{wanted}' in config.target",
-                    why=f"the workspace {workspace.config_dir} has targets: {known}",
-                    fix=hint or "add the trailmap, or fix the name",
-                )
-            ]
-        )
+    target, unknown = trail_target(trail, workspace)
+    if unknown is not None:
+        raise TrailLoadError([unknown])
     return target
 
 

@@ -25,6 +25,11 @@ from .options import SETTINGS_KEY, Settings
 from .session import CATALOG_KEY, SessionRegistries, ToolCatalog, TrailRun, seed_memory
 
 
+def _worker_id(config: pytest.Config) -> str:
+    """``gw0``, ``gw1``... under xdist, ``main`` otherwise: names per-worker logs and servers."""
+    return getattr(config, "workerinput", {}).get("workerid", "main")
+
+
 def _trail_item(request: pytest.FixtureRequest, fixture: str) -> TrailItem:
     node = request.node
     if not isinstance(node, TrailItem):
@@ -69,7 +74,7 @@ def trailblaze_appium_capabilities(trailblaze_settings: Settings) -> Mapping[str
 @pytest.fixture(scope="session")
 def trailblaze_appium(request: pytest.FixtureRequest, trailblaze_settings: Settings) -> Iterator[AppiumHost]:
     """The worker's Appium server connection (a local server when asked) and its sessions."""
-    worker = getattr(request.config, "workerinput", {}).get("workerid", "main")
+    worker = _worker_id(request.config)
     host = AppiumHost(trailblaze_settings.appium, trailblaze_settings.output_dir / "appium-logs", worker)
     try:
         yield host
@@ -94,7 +99,7 @@ def trailblaze_mcp_toolsets(
     pytestconfig: pytest.Config, trailblaze_settings: Settings
 ) -> Iterator[McpToolsets]:
     """The worker's MCP tool servers by session scope; all stopped at the end of the session."""
-    worker = getattr(pytestconfig, "workerinput", {}).get("workerid", "main")
+    worker = _worker_id(pytestconfig)
     toolsets = McpToolsets(
         trailblaze_settings.output_dir / "mcp-logs",
         handshake_timeout=trailblaze_settings.mcp_handshake_timeout,
@@ -202,7 +207,6 @@ def trailblaze_run(
         trailblaze_memory,
         trailblaze_settings,
     )
-    item.trailblaze_run = run
     scope = SessionRegistries.scope(
         item.workspace, item.target, trailblaze_device_info, trailblaze_settings.agent_mode
     )

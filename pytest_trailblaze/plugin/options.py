@@ -46,6 +46,10 @@ class Settings:
     mcp_call_timeout: float
     appium: AppiumSettings
 
+    def args_for(self, declared: Mapping[str, Any]) -> dict[str, Any]:
+        """The ``--trailblaze-arg`` / args-file values a trail declares (others belong to other trails)."""
+        return {k: v for k, v in self.args.items() if k in declared}
+
 
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("trailblaze", "Trailblaze trails")

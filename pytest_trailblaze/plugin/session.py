@@ -26,6 +26,7 @@ from ..core.runner import ResolvedStep, StepFailureInfo, TrailRunner, plan_trail
 from ..core.tooldef import Tool, ToolResult
 from ..mcp.tools import naming_findings
 from ..mcp.toolsets import McpToolsets
+from ..tools import builtin_tools
 from ..workspace import Target, Workspace, toolbox
 from .collection import warn_at
 from .options import Settings
@@ -114,8 +115,6 @@ class SessionRegistries:
         device: DeviceInfo,
         agent_mode: str,
     ) -> ToolRegistry:
-        from ..tools import builtin_tools
-
         registry = ToolRegistry(platform=device.platform, driver_key=device.driver_key, agent_mode=agent_mode)
         registry.register_all(builtin_tools())
         registry.register_all(workspace.tools if workspace else ())
@@ -143,8 +142,7 @@ def seed_memory(trail: Any, settings: Settings, defaults: Mapping[str, Any]) -> 
     memory.seed(trail.config.memory)
     memory.seed(settings.memory)
     memory.seed(settings.secrets, secret=True)
-    declared = trail.config.args
-    memory.bind_args(declared, {k: v for k, v in settings.args.items() if k in declared})
+    memory.bind_args(trail.config.args, settings.args_for(trail.config.args))
     return memory
 
 

@@ -1,7 +1,7 @@
 """Workspaces: ``trails/config`` folders of trailmaps, targets, toolsets and tool files (U§5)."""
 
 from .loader import WorkspaceLoader, find_config_dir, load_file
-from .model import Target, ToolDef, Workspace
+from .model import Target, ToolDef, Workspace, trail_target
 from .toolbox import enabled_toolsets, toolbox
 from .tools import build_tools
 
@@ -15,4 +15,5 @@ __all__ = [
     "find_config_dir",
     "load_file",
     "toolbox",
+    "trail_target",
 ]

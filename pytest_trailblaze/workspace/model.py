@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import Problem
-from ..core.model import SourceSpan, ToolCall
+from ..core.model import SourceSpan, ToolCall, Trail
 from ..core.tooldef import Tool
+from ..core.yamlsource import did_you_mean
 from .framework import FRAMEWORK_DEFAULTS, FRAMEWORK_TOOLSETS
 from .schema import McpServerSpec, PlatformConfig, ToolFile, ToolsetConfig, WorkspaceConfig
 
@@ -98,3 +99,25 @@ class Workspace:
             return self.targets[name]
         by_app = [t for t in self.targets.values() if name in t.app_ids()]
         return by_app[0] if len(by_app) == 1 else None
+
+
+def trail_target(trail: Trail, ws: Workspace | None) -> tuple[Target | None, Problem | None]:
+    """The target a trail's ``config.target`` (or the workspace default) names, or why it names none.
+
+    ``(None, None)``: no workspace or no target wanted. ``(None, problem)``: an unknown name.
+    """
+    if ws is None:
+        return None, None
+    wanted = trail.config.target or ws.config.defaults.target
+    if not wanted:
+        return None, None
+    target = ws.resolve_target(wanted)
+    if target is not None:
+        return target, None
+    known = ", ".join(sorted(ws.targets)) or "none"
+    return None, Problem(
+        trail.config.spans.get("target") or trail.span or SourceSpan(trail.path, 1, 1),
+        f"unknown target '{wanted}' in config.target",
+        why=f"the workspace {ws.config_dir} has targets: {known}",
+        fix=did_you_mean(wanted, ws.targets) or "add the trailmap, or fix the name",
+    )
