@@ -88,7 +88,7 @@ class Checker:
         return self.report
 
     def workspace(self, config_dir: Path) -> Workspace:
-        fresh = config_dir.resolve() not in self.loader.loaded()
+        fresh = not self.loader.is_loaded(config_dir)
         ws = self.loader.load(config_dir)
         if fresh:
             self.report.workspaces += 1

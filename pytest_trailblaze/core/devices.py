@@ -43,6 +43,9 @@ DRIVER_TYPES: tuple[DriverType, ...] = (
 
 _BY_NAME = {d.name: d for d in DRIVER_TYPES}
 
+#: Driver keys of the web platform, for tools and toolsets that run on any browser driver.
+WEB_DRIVER_KEYS: tuple[str, ...] = tuple(d.yaml_key for d in DRIVER_TYPES if d.platform == "web")
+
 #: The driver this plugin runs each platform on; other pins are replaced by it (and noted).
 NATIVE_DRIVERS = {"web": "PLAYWRIGHT_NATIVE", "android": "APPIUM_ANDROID", "ios": "APPIUM_IOS"}
 

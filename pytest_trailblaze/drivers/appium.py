@@ -28,14 +28,13 @@ from typing import Any, TypeVar
 from ..core.context import DeviceInfo
 from ..core.errors import DriverError, ToolFailure, first_line
 from . import selectors
-from .selectors import Node
+from .selectors import Node, is_text_field
 
 T = TypeVar("T")
 POLL_S = 0.25
 SERVER_START_S = 60.0
 ANDROID_KEYCODES = {"BACK": 4, "ENTER": 66, "HOME": 3, "BACKSPACE": 67, "TAB": 61, "ESCAPE": 111}
 IOS_KEYS = {"ENTER": "\n", "BACKSPACE": "\b", "TAB": "\t"}
-TEXT_FIELD_KINDS = ("EditText", "TextField", "SecureTextField", "XCUIElementTypeTextView")
 
 
 def driver_key(platform: str) -> str:
@@ -459,12 +458,6 @@ class MobileDriver:
     def installed_apps(self) -> list[str]:
         apps = self.execute("mobile: listApps", {})
         return sorted(apps if isinstance(apps, list) else (apps or {}).keys())
-
-
-def is_text_field(node: Node) -> bool:
-    """Fields one types into: EditText on Android, text fields and views on iOS."""
-    kind = node.get("class", "type") or node.tag
-    return any(word in kind for word in TEXT_FIELD_KINDS)
 
 
 def _number(value: Any) -> float | None:

@@ -81,9 +81,14 @@ class Node:
             yield node
             node = node.parent
 
+    @property
+    def kind(self) -> str:
+        """The widget class (UiAutomator2 ``class``, XCUITest ``type``), else the element's tag."""
+        return self.get("class", "type") or self.tag
+
     def label(self) -> str:
         """How messages name the node: its class or type and its most telling text."""
-        kind = (self.get("class", "type") or self.tag).rsplit(".", 1)[-1]
+        kind = self.kind.rsplit(".", 1)[-1]
         text = self.get("text", "label", "content-desc", "name", "resource-id") or ""
         return f"{kind} {text!r}" if text else kind
 
@@ -196,14 +201,19 @@ def _bool(*attrs: str) -> Callable[[Node, Any], bool]:
 
 
 def _class(*, maestro: bool = False) -> Callable[[Node, Any], bool]:
-    return lambda node, pattern: matches_pattern(
-        pattern, node.get("class", "type") or node.tag, maestro=maestro
-    )
+    return lambda node, pattern: matches_pattern(pattern, node.kind, maestro=maestro)
+
+
+#: Fields one types into: EditText on Android, (secure) text fields and text views on iOS.
+TEXT_FIELD_KINDS = ("EditText", "TextField", "XCUIElementTypeTextView")
+
+
+def is_text_field(node: Node) -> bool:
+    return any(word in node.kind for word in TEXT_FIELD_KINDS)
 
 
 def _editable(node: Node, wanted: Any) -> bool:
-    kind = node.get("class", "type") or node.tag
-    return ("EditText" in kind or "TextField" in kind or ("TextView" in kind and "XCUI" in kind)) == wanted
+    return is_text_field(node) == wanted
 
 
 ANDROID_ACCESSIBILITY: dict[str, Callable[[Node, Any], bool]] = {
@@ -283,38 +293,56 @@ class SelectorError(ValueError):
 # -- resolution --------------------------------------------------------------------------------------
 def matches(node: Node, selector: Mapping[str, Any], nodes: list[Node]) -> bool:
     """Whether ``node`` satisfies ``selector`` (its matcher and every relation), index aside."""
-    for key, value in selector.items():
-        if value is None or key == "index":
-            continue
-        if key in DIALECTS:
-            if not all(
-                DIALECTS[key][f](node, v) for f, v in value.items() if v is not None and f in DIALECTS[key]
-            ):
+    return _Resolution(nodes).matches(node, selector)
+
+
+class _Resolution:
+    """One selector resolved over one hierarchy.
+
+    A relation's anchors (``below: {...}``) are the same for every candidate node, so they are
+    found once per resolution instead of once per candidate.
+    """
+
+    def __init__(self, nodes: list[Node]) -> None:
+        self.nodes = nodes
+        self._anchors: dict[int, list[Node]] = {}
+
+    def matches(self, node: Node, selector: Mapping[str, Any]) -> bool:
+        for key, value in selector.items():
+            if value is None or key == "index":
+                continue
+            if key in DIALECTS:
+                matchers = DIALECTS[key]
+                if not all(matchers[f](node, v) for f, v in value.items() if v is not None and f in matchers):
+                    return False
+            elif key in UNSUPPORTED:
+                raise SelectorError(f"a `{key}` selector cannot be resolved on a mobile view hierarchy")
+            elif not self._relation(key, value, node):
                 return False
-        elif key in UNSUPPORTED:
-            raise SelectorError(f"a `{key}` selector cannot be resolved on a mobile view hierarchy")
-        elif not _relation(key, value, node, nodes):
-            return False
-    return True
+        return True
 
+    def _relation(self, key: str, value: Any, node: Node) -> bool:
+        if key == "containsDescendants":
+            return all(any(self.matches(d, sub) for d in node.descendants()) for sub in value)
+        if key == "containsChild":
+            return any(self.matches(child, value) for child in node.children)
+        if key == "childOf":
+            return any(self.matches(a, value) for a in node.ancestors())
+        test = {
+            "below": lambda a: node.y >= a.bottom,
+            "above": lambda a: node.bottom <= a.y,
+            "leftOf": lambda a: node.right <= a.x,
+            "rightOf": lambda a: node.x >= a.right,
+        }.get(key)
+        if test is None:
+            raise SelectorError(f"unknown selector key `{key}`")
+        return any(a is not node and test(a) for a in self._anchors_of(value))
 
-def _relation(key: str, value: Any, node: Node, nodes: list[Node]) -> bool:
-    if key == "containsDescendants":
-        return all(any(matches(d, sub, nodes) for d in node.descendants()) for sub in value)
-    if key == "containsChild":
-        return any(matches(child, value, nodes) for child in node.children)
-    if key == "childOf":
-        return any(matches(a, value, nodes) for a in node.ancestors())
-    anchors = [n for n in nodes if n is not node and matches(n, value, nodes)]
-    test = {
-        "below": lambda a: node.y >= a.bottom,
-        "above": lambda a: node.bottom <= a.y,
-        "leftOf": lambda a: node.right <= a.x,
-        "rightOf": lambda a: node.x >= a.right,
-    }.get(key)
-    if test is None:
-        raise SelectorError(f"unknown selector key `{key}`")
-    return any(test(a) for a in anchors)
+    def _anchors_of(self, value: Mapping[str, Any]) -> list[Node]:
+        found = self._anchors.get(id(value))
+        if found is None:
+            found = self._anchors[id(value)] = [n for n in self.nodes if self.matches(n, value)]
+        return found
 
 
 def reading_order(node: Node) -> tuple[int, int]:
@@ -324,7 +352,8 @@ def reading_order(node: Node) -> tuple[int, int]:
 
 def find_all(nodes: list[Node], selector: Mapping[str, Any]) -> list[Node]:
     """Every node the selector matches, in reading order; ``index`` keeps only that one."""
-    found = sorted((n for n in nodes if matches(n, selector, nodes)), key=reading_order)
+    resolution = _Resolution(nodes)
+    found = sorted((n for n in nodes if resolution.matches(n, selector)), key=reading_order)
     index = selector.get("index")
     if index is not None:
         return [found[index]] if 0 <= index < len(found) else []

@@ -126,10 +126,7 @@ class ServerConnection:
         if process.stderr is None:
             return
         with self.log_path.open("a", encoding="utf-8") as log, suppress(Exception):
-            buffer = ""
-            async for chunk in TextReceiveStream(process.stderr, errors="replace"):
-                lines = (buffer + chunk).split("\n")
-                buffer = lines.pop()
+            async for lines in _complete_lines(process.stderr):
                 for line in lines:
                     self.tail.append(line)
                     log.write(line + "\n")
@@ -141,6 +138,15 @@ class ServerConnection:
         self.tail.append(line)
         with self.log_path.open("a", encoding="utf-8") as log:
             log.write(line + "\n")
+
+
+async def _complete_lines(stream: Any) -> AsyncIterator[list[str]]:
+    """The whole lines each chunk of a process pipe completes; a partial line waits for the next."""
+    buffer = ""
+    async for chunk in TextReceiveStream(stream, errors="replace"):
+        lines = (buffer + chunk).split("\n")
+        buffer = lines.pop()
+        yield lines
 
 
 async def _list_all_tools(session: ClientSession) -> list[types.Tool]:
@@ -165,11 +171,8 @@ async def _line_transport(process: Process) -> AsyncIterator[tuple[Any, Any]]:
     async def reader() -> None:
         assert process.stdout is not None
         async with read_writer:
-            buffer = ""
             with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
-                async for chunk in TextReceiveStream(process.stdout, errors="replace"):
-                    lines = (buffer + chunk).split("\n")
-                    buffer = lines.pop()
+                async for lines in _complete_lines(process.stdout):
                     for line in lines:
                         if line.strip():
                             await read_writer.send(_parse(line))

@@ -131,18 +131,18 @@ class McpServer:
         """Call a tool; map the SDK's answer (or the server's death) to a result or an error."""
         if self.broken:
             raise FatalToolError(self.broken, tool=name)
-        portal = self.portal.get()
         try:
             result = self.portal.run(self.connection.call, name, arguments, self.call_timeout)
         except TimeoutError:
-            portal.call(self.connection.kill)
+            self.portal.get().call(self.connection.kill)
             self.broken = self._describe(
                 f"was stopped: tool '{name}' did not answer within {self.call_timeout:g} s"
             )
             raise ToolFailure(self.broken, tool=name) from None
         except Exception as exc:
             # An error reply comes from a live server; a lost connection may be its death: give it a moment.
-            code = portal.call(self.connection.wait_exit, 0.0 if _is_error_reply(exc) else 2.0)
+            wait = 0.0 if _is_error_reply(exc) else 2.0
+            code = self.portal.get().call(self.connection.wait_exit, wait)
             if code is not None:
                 self.broken = self._describe(f"died while running tool '{name}'", exit_code=code)
                 raise FatalToolError(self.broken, tool=name) from None

@@ -130,7 +130,7 @@ def workspace_for(config: pytest.Config, path: Path) -> Workspace | None:
     if loader is None:
         loader = WorkspaceLoader(builtin_names=(t.name for t in builtin_tools()), strict=settings.strict)
         config.stash[WORKSPACES_KEY] = loader
-    fresh = config_dir.resolve() not in loader.loaded()
+    fresh = not loader.is_loaded(config_dir)
     workspace = loader.load(config_dir)
     if fresh:
         for problem in workspace.warnings:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.context import ToolContext
+from ..core.devices import WEB_DRIVER_KEYS
 from ..core.errors import FatalToolError, ToolFailure, first_line
 from ..core.nodeselector import NodeSelector
 from ..core.tooldef import CaseInsensitiveEnum, tool
@@ -22,7 +23,6 @@ from .common import Direction
 from .snapshot import take_snapshot
 
 WEB = ("web",)
-WEB_DRIVERS = ("playwright-native", "playwright-electron")
 EXPECT_TIMEOUT_MS = 5_000
 
 
@@ -60,7 +60,7 @@ def _selector(node_selector: NodeSelector | None) -> dict[str, Any] | None:
 
 def web_tool(**kwargs: Any) -> Any:
     kwargs.setdefault("toolset", "web_core")
-    return tool(platforms=WEB, drivers=WEB_DRIVERS, source="builtin", **kwargs)
+    return tool(platforms=WEB, drivers=WEB_DRIVER_KEYS, source="builtin", **kwargs)
 
 
 # -- navigation ------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ these defaults wholesale, as upstream.
 
 from __future__ import annotations
 
+from ..core.devices import WEB_DRIVER_KEYS
 from .schema import PlatformConfig, ToolsetConfig
 
 MOBILE_DRIVERS = [
@@ -16,7 +17,7 @@ MOBILE_DRIVERS = [
     "appium-android",
     "appium-ios",
 ]
-WEB_DRIVERS = ["playwright-native", "playwright-electron"]
+WEB_DRIVERS = list(WEB_DRIVER_KEYS)
 
 
 def _toolset(

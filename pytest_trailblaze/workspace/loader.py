@@ -63,8 +63,9 @@ class WorkspaceLoader:
         self.warned: set[str] = set()
         self._cache: dict[Path, Workspace] = {}
 
-    def loaded(self) -> set[Path]:
-        return set(self._cache)
+    def is_loaded(self, config_dir: Path) -> bool:
+        """Whether ``load`` already read this folder (callers report a workspace's problems once)."""
+        return config_dir.resolve() in self._cache
 
     def load(self, config_dir: Path) -> Workspace:
         key = config_dir.resolve()
@@ -392,11 +393,7 @@ def read_tool_definition(src: Source, node: Node, path: Path, trailmap: str | No
     if config is None:
         return None
     span = src.span(node_at(node, ["id"])[0])
-    modes = [
-        m
-        for m, v in (("class", config.class_), ("tools", config.tools), ("script", config.script))
-        if v is not None
-    ]
+    modes = config.bodies()
     if len(modes) > 1:
         src.problem(
             node,

@@ -56,9 +56,9 @@ class ToolDef:
     @property
     def mode(self) -> str:
         """``class``, ``tools``, ``script``, ``metadata`` (navigation metadata only) or ``declared``."""
-        for mode in ("class", "tools", "script"):
-            if getattr(self.config, "class_" if mode == "class" else mode) is not None:
-                return mode
+        bodies = self.config.bodies()
+        if bodies:
+            return bodies[0]
         if self.config.shortcut is not None or self.config.trailhead is not None:
             return "metadata"
         return "declared"

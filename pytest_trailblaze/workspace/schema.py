@@ -150,6 +150,22 @@ class ToolFile(Strict):
     shortcut: dict[str, Any] | None = None
     trailhead: dict[str, Any] | None = None
 
+    def flags(self) -> dict[str, Any]:
+        """The descriptor fields the file sets, as ``tool()`` and ``ToolDescriptor`` take them."""
+        return {
+            "surface_to_llm": self.surface_to_llm,
+            "is_recordable": self.is_recordable,
+            "requires_host": self.requires_host,
+            "is_verification": self.is_verification,
+            "platforms": frozenset(p.lower() for p in self.platforms or ()),
+            "drivers": frozenset(d.lower() for d in self.drivers or ()),
+        }
+
+    def bodies(self) -> list[str]:
+        """Which of the three bodies the file gives, in file-format order (a valid tool has one)."""
+        given = (("class", self.class_), ("tools", self.tools), ("script", self.script))
+        return [name for name, value in given if value is not None]
+
 
 class WorkspaceDefaults(Strict):
     target: str | None = None

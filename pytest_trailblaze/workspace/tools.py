@@ -95,17 +95,8 @@ def _class_tool(definition: ToolDef, target: Any) -> Tool:
         return target
     if not callable(target):
         raise ImportFailure(f"{definition.config.class_} is not a function or a @tool")
-    c = definition.config
-    return tool(
-        definition.name,
-        source=f"python:{getattr(target, '__module__', '?')}",
-        surface_to_llm=c.surface_to_llm,
-        is_recordable=c.is_recordable,
-        requires_host=c.requires_host,
-        is_verification=c.is_verification,
-        platforms=c.platforms or (),
-        drivers=c.drivers or (),
-    )(target)
+    source = f"python:{getattr(target, '__module__', '?')}"
+    return tool(definition.name, source=source, **definition.config.flags())(target)
 
 
 def parameters_model(name: str, params: list[ParamDecl]) -> type[BaseModel]:
@@ -129,17 +120,15 @@ class _DefinedTool(Tool):
         self.definition = definition
         self.params = list(c.parameters or [])
         self.model = parameters_model(definition.name, self.params)
+        flags = c.flags()
+        if recordable is not None:
+            flags["is_recordable"] = recordable
         self.descriptor = ToolDescriptor(
             name=definition.name,
             description=" ".join((c.description or "").split()),
             source=source,
-            surface_to_llm=c.surface_to_llm,
-            is_recordable=c.is_recordable if recordable is None else recordable,
-            requires_host=c.requires_host,
-            is_verification=c.is_verification,
-            platforms=frozenset(p.lower() for p in c.platforms or ()),
-            drivers=frozenset(d.lower() for d in c.drivers or ()),
             schema_factory=self.model.model_json_schema,
+            **flags,
         )
 
     def validate(self, args: Any) -> dict[str, Any]:

@@ -289,6 +289,20 @@ def test_servers_under_xdist_see_the_session_and_none_survives(pytester, fx) -> 
 
 
 # -- the timeout options, through the plugin -----------------------------------------------------------------
+#: Records how long each item's setup took in setup-times.json.
+SETUP_TIMES = """
+import json, pathlib
+
+TIMES = {}
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "setup":
+        TIMES[report.nodeid.split("::")[-1]] = report.duration
+        (pathlib.Path(__file__).parent / "setup-times.json").write_text(json.dumps(TIMES))
+"""
+
+
 def test_the_handshake_and_call_timeout_options_apply_to_the_session(pytester, fx) -> None:
     marker = fx.sentinel(f"plugin-timeouts-{pytester.path.name}")
     root = pytester.path / "trails" / "config"
@@ -307,10 +321,12 @@ def test_the_handshake_and_call_timeout_options_apply_to_the_session(pytester, f
             trail = _trail(f"{target}/{name}", calls).replace("target: fx", f"target: {target}")
             fx.write(pytester.path, f"trails/{target}_{name}.trail.yaml", trail)
 
+    pytester.makeconftest(SETUP_TIMES)
     try:
         result = pytester.runpytest(
             "--trailblaze-screenshots=off",
-            "--trailblaze-mcp-handshake-timeout=2",
+            # long enough for the Python server to start on a loaded machine, short for the hung one
+            "--trailblaze-mcp-handshake-timeout=6",
             "--trailblaze-mcp-call-timeout=1",
             QUIET,
         )
@@ -321,14 +337,17 @@ def test_the_handshake_and_call_timeout_options_apply_to_the_session(pytester, f
     result.assert_outcomes(failed=1, errors=3)
     for item in ("hang/a", "hang/b"):
         text = _outcome_section(result, f"ERROR at setup of {item}[web]")
-        assert "MCP server hanger did not answer `initialize` within 2 s; it was killed" in text
+        assert "MCP server hanger did not answer `initialize` within 6 s; it was killed" in text
     failed = _outcome_section(result, "slow/a[web]")
     assert "tool 'pyfx_sleep' did not answer within 1 s" in failed
     errored = _outcome_section(result, "ERROR at setup of slow/b[web]")
     assert "tool 'pyfx_sleep' did not answer within 1 s" in errored
     assert left == {}, f"server processes survived the run: {left}"
     # one watchdog wait and one call timeout in all: the second trail of a scope does not wait again
-    assert result.duration < 15, result.stdout.lines[-1]
+    setup = json.loads((pytester.path / "setup-times.json").read_text())
+    assert setup["hang/a[web]"] >= 6, setup
+    assert setup["hang/b[web]"] < 3, setup
+    assert setup["slow/b[web]"] < 3, setup
 
 
 # -- discovery ---------------------------------------------------------------------------------------------
