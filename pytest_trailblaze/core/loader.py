@@ -20,7 +20,7 @@ from .errors import Problem, TrailLoadError
 from .model import ANY_DEVICE, Step, ToolCall, Trail, TrailConfig
 from .naming import RESERVED_NAMES, WIRE_RE
 from .tokens import malformed_arg_tokens
-from .trailconfig import check_classifier, read_config
+from .trailconfig import classifier_entries, read_config
 from .yamlsource import Source, did_you_mean, is_null, kind_of
 
 ROOT_KEYS = ("config", "trailhead", "trail")
@@ -261,12 +261,7 @@ class _Unified(_Grammar):
 
     def read(self, root: MappingNode) -> Trail | None:
         src = self.src
-        parts: dict[str, Node] = {}
-        for key, key_node, value in src.entries(root):
-            if key in ROOT_KEYS:
-                parts[key] = value
-            else:
-                src.unknown_key(key_node, key, "a trail file", ROOT_KEYS)
+        parts = src.known_entries(root, ROOT_KEYS, "a trail file")
         config = read_config(src, parts["config"], v1=False) if "config" in parts else TrailConfig()
         trailhead = self._trailhead(parts["trailhead"]) if "trailhead" in parts else None
         steps = self._steps(root, parts)
@@ -311,14 +306,9 @@ class _Unified(_Grammar):
         return self.build_step(mapping, parts)
 
     def _recording(self, node: Node) -> dict[str, tuple[ToolCall, ...]] | None:
-        src = self.src
-        mapping = src.mapping(node, "`recording:`", fix="map device classifiers to tool lists: `web: [...]`")
-        if mapping is None:
-            return None
+        fix = "map device classifiers to tool lists: `web: [...]`"
         recording: dict[str, tuple[ToolCall, ...]] = {}
-        for key, key_node, value in src.entries(mapping):
-            if not check_classifier(src, key_node, key):
-                continue
+        for key, _, value in classifier_entries(self.src, node, "`recording:`", fix):
             calls = self.tool_list(value, f"the recording for '{key}'")
             if calls is not None:
                 recording[key] = calls
@@ -357,13 +347,8 @@ class _Unified(_Grammar):
     def _trailhead_recording(self, node: Node) -> dict[str, tuple[ToolCall, ...]] | None:
         src = self.src
         fix = "map device classifiers to one tool call each: `web: {toolName: {...}}`"
-        mapping = src.mapping(node, "the trailhead `recording:`", fix=fix)
-        if mapping is None:
-            return None
         recording: dict[str, tuple[ToolCall, ...]] = {}
-        for key, key_node, value in src.entries(mapping):
-            if not check_classifier(src, key_node, key):
-                continue
+        for key, _, value in classifier_entries(src, node, "the trailhead `recording:`", fix):
             if isinstance(value, SequenceNode):
                 src.problem(
                     value,
@@ -463,28 +448,19 @@ class _V1(_Grammar):
         mapping = src.mapping(node, "a prompt step", fix="write `- step: <what to do>` items")
         if mapping is None:
             return None
-        parts: dict[str, Node] = {}
-        for key, key_node, value in src.entries(mapping):
-            if key in V1_STEP_KEYS:
-                parts[key] = value
-            else:
-                src.unknown_key(key_node, key, "a v1 step", V1_STEP_KEYS)
-        return self.build_step(mapping, parts)
+        return self.build_step(mapping, src.known_entries(mapping, V1_STEP_KEYS, "a v1 step"))
 
     def _recording(self, node: Node) -> dict[str, tuple[ToolCall, ...]] | None:
         src = self.src
         mapping = src.mapping(node, "a v1 `recording:`", fix="write `recording:` then `  tools: [...]`")
         if mapping is None:
             return None
-        entries = {key: (key_node, value) for key, key_node, value in src.entries(mapping)}
-        for key, (key_node, _) in entries.items():
-            if key != "tools":
-                src.unknown_key(key_node, key, "a v1 recording", ("tools",))
+        entries = src.known_entries(mapping, ("tools",), "a v1 recording")
         if "tools" not in entries:
             fix = "write `recording:` then `  tools: [...]`; `recording: {tools: []}` is a no-op"
             src.problem(mapping, "a v1 `recording:` needs a `tools:` list", fix=fix)
             return None
-        calls = self.tool_list(entries["tools"][1], "`recording.tools`")
+        calls = self.tool_list(entries["tools"], "`recording.tools`")
         return None if calls is None else {self.device_key: calls}
 
     def _tools_item(self, key_node: Node, node: Node) -> list[Step]:
@@ -505,12 +481,7 @@ class _V1(_Grammar):
         mapping = src.mapping(node, "`- trailhead:`", fix="write a tool name, or `step:` and/or `tools:`")
         if mapping is None:
             return None
-        parts: dict[str, Node] = {}
-        for key, entry_key, value in src.entries(mapping):
-            if key in ("step", "tools", "maxRetries"):
-                parts[key] = value
-            else:
-                src.unknown_key(entry_key, key, "a v1 trailhead", ("step", "tools", "maxRetries"))
+        parts = src.known_entries(mapping, ("step", "tools", "maxRetries"), "a v1 trailhead")
         if "step" not in parts and "tools" not in parts:
             fix = "add `step: <the starting state>` and/or `tools:` with `- launchApp: {...}` items"
             src.problem(mapping, "a v1 trailhead needs `step:` or `tools:`", fix=fix)

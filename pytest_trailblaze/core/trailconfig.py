@@ -127,8 +127,11 @@ def _check_driver(src: Source, near: Node, name: str) -> None:
         )
 
 
-def _classifier_map(src: Source, node: Node, what: str) -> list[tuple[str, Node, Node]]:
-    mapping = src.mapping(node, what, fix="write `<classifier>: <value>` lines, like `web: ...`")
+def classifier_entries(
+    src: Source, node: Node, what: str, fix: str = "write `<classifier>: <value>` lines, like `web: ...`"
+) -> list[tuple[str, Node, Node]]:
+    """``(classifier, key node, value)`` of a map keyed by device classifiers; bad keys are problems."""
+    mapping = src.mapping(node, what, fix=fix)
     if mapping is None:
         return []
     good = []
@@ -150,7 +153,7 @@ def check_classifier(src: Source, key_node: Node, key: str) -> bool:
 
 def _read_devices(src: Source, node: Node) -> dict[str, str]:
     pins: dict[str, str] = {}
-    for key, _, value in _classifier_map(src, node, "config.devices"):
+    for key, _, value in classifier_entries(src, node, "config.devices"):
         name = src.text(value, f"the driver for '{key}'")
         if name is None:
             continue
@@ -166,7 +169,7 @@ def _read_skip(src: Source, node: Node, *, v1: bool) -> dict[str, str]:
     if v1 and isinstance(node, ScalarNode):
         return {ANY_DEVICE: str(node.value or "")}
     skips: dict[str, str] = {}
-    for key, _, value in _classifier_map(src, node, "config.skip"):
+    for key, _, value in classifier_entries(src, node, "config.skip"):
         reason = "" if is_null(value) else src.text(value, f"the skip reason for '{key}'")
         if reason is not None:
             skips[key] = reason
@@ -224,12 +227,7 @@ def _read_arg(src: Source, name: str, key_node: Node, node: Node) -> ArgDecl | N
     mapping = src.mapping(node, f"the declaration of arg '{name}'", fix=fix)
     if mapping is None:
         return None
-    entries = {}
-    for key, k_node, value in src.entries(mapping):
-        if key not in _ARG_KEYS:
-            src.unknown_key(k_node, key, f"the declaration of arg '{name}'", _ARG_KEYS)
-        else:
-            entries[key] = value
+    entries = src.known_entries(mapping, _ARG_KEYS, f"the declaration of arg '{name}'")
     arg_type = _arg_type(src, entries["type"], str(entries["type"].value)) if "type" in entries else "string"
     if arg_type is None:
         return None

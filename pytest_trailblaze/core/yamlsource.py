@@ -209,6 +209,16 @@ class Source:
         self.problem(node, f"{what} must be a list, not {kind_of(node)}", fix=fix)
         return None
 
+    def known_entries(self, node: MappingNode, allowed: tuple[str, ...], where: str) -> dict[str, Node]:
+        """The values of a mapping's ``allowed`` keys; any other key is an unknown-key problem."""
+        known: dict[str, Node] = {}
+        for key, key_node, value in self.entries(node):
+            if key in allowed:
+                known[key] = value
+            else:
+                self.unknown_key(key_node, key, where, allowed)
+        return known
+
     def unknown_key(self, key_node: Node, key: str, where: str, allowed: tuple[str, ...]) -> None:
         hint = did_you_mean(key, allowed)
         self.problem(
