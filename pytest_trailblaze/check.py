@@ -10,7 +10,7 @@ workspace met on the way is checked once: its files, tool definitions, naming an
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,15 @@ from pydantic import ValidationError
 
 from .core.context import DeviceInfo
 from .core.devices import platform_of
-from .core.errors import Problem, ToolError, ToolServerError, TrailLoadError, first_line
+from .core.errors import (
+    Problem,
+    RegistryError,
+    ToolError,
+    ToolServerError,
+    TrailblazeError,
+    TrailLoadError,
+    first_line,
+)
 from .core.loader import TRAIL_FILE_PATTERNS, load_trail
 from .core.model import ANY_DEVICE, SourceSpan, Step, ToolCall, Trail
 from .core.registry import ANNOTATION_ARGS, ToolRegistry
@@ -97,21 +105,19 @@ class Checker:
 
     def registry(
         self, ws: Workspace | None, target: Target | None, platform: str
-    ) -> ToolRegistry | ToolServerError:
+    ) -> ToolRegistry | TrailblazeError:
+        """The registry a session would have, or why the target's tools cannot be known."""
         key = (ws.config_dir if ws else None, target.id if target else "", platform)
         if key not in self._registries:
-            device = discovery_device(platform)
-            registry = ToolRegistry(platform=platform, driver_key=device.driver_key)
-            registry.register_all(self.builtins)
-            registry.register_all(ws.tools if ws else ())
+            mcp = self.mcp if self.servers else None
             try:
-                if target is not None and target.mcp_servers and self.servers:
-                    served = self.mcp().tools_for(key, target, device, "host")
-                    self.note_names(naming_findings(served, target.span))
-                    registry.register_all(served)
-            except ToolServerError as exc:
+                registry, findings = discovery_registry(
+                    self.builtins, ws, target, discovery_device(platform), mcp, key
+                )
+            except (ToolServerError, RegistryError) as exc:
                 self._registries[key] = exc
                 return exc
+            self.note_names(findings)
             self._registries[key] = registry
         return self._registries[key]
 
@@ -146,19 +152,37 @@ class Checker:
         unverified = target is not None and bool(target.mcp_servers) and not self.servers
         for platform in trail.platforms() or ("web",):
             registry = self.registry(ws, target, platform)
-            if isinstance(registry, ToolServerError):
+            if isinstance(registry, TrailblazeError):
                 span = trail.config.spans.get("target") or SourceSpan(trail.path, 1, 1)
-                self.report.problems.append(
-                    Problem(
-                        span,
-                        f"cannot check the tools of target '{target.id}'",
-                        why=first_line(registry),
-                        fix="fix the MCP server",
-                    )
-                )
+                fix = "rename one of them" if isinstance(registry, RegistryError) else "fix the MCP server"
+                what = f"cannot check the tools of target '{target.id if target else ''}'"
+                self.report.problems.append(Problem(span, what, why=first_line(registry), fix=fix))
                 continue
             self.report.problems.extend(check_platform(trail, registry, platform, unverified=unverified))
         self.report.problems.extend(_undeclared_args(trail))
+
+
+def discovery_registry(
+    builtins: Iterable[Tool],
+    ws: Workspace | None,
+    target: Target | None,
+    device: DeviceInfo,
+    mcp: Callable[[], McpToolsets] | None,
+    scope: Hashable,
+) -> tuple[ToolRegistry, list[Problem]]:
+    """The tools a session of ``target`` on ``device`` offers, as ``check`` and ``toolbox`` see them,
+    and naming advice on what its MCP servers advertise (servers are started only when ``mcp`` is given).
+
+    Raises ``ToolServerError`` when a server cannot start and ``RegistryError`` on a name collision.
+    """
+    registry = ToolRegistry(platform=device.platform, driver_key=device.driver_key)
+    registry.register_all(builtins)
+    registry.register_all(ws.tools if ws else ())
+    if mcp is None or target is None or not target.mcp_servers:
+        return registry, []
+    served = mcp().tools_for(scope, target, device, "host")
+    registry.register_all(served)
+    return registry, naming_findings(served, target.span)
 
 
 def discovery_device(platform: str) -> DeviceInfo:

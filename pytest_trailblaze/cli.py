@@ -13,11 +13,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from .check import Checker, discovery_device
+from .check import Checker, discovery_device, discovery_registry
 from .core.devices import DRIVER_TYPES, PLATFORMS
 from .core.errors import RegistryError, ToolServerError
 from .core.naming import category
-from .core.registry import ToolRegistry
 from .core.yamlsource import did_you_mean
 from .mcp.server import handshake_timeout_default
 from .mcp.toolsets import McpToolsets
@@ -102,15 +101,12 @@ def run_toolbox(args: argparse.Namespace) -> int:
         return 2
     device = discovery_device(args.platform)
     device = replace(device, driver_key=args.driver or device.driver_key)
-    registry = ToolRegistry(platform=args.platform, driver_key=device.driver_key)
-    registry.register_all([*builtins, *ws.tools])
     logs = Path(tempfile.gettempdir()) / "trailblaze-toolbox-logs"
     mcp = McpToolsets(
         logs, handshake_timeout=handshake_timeout_default(), call_timeout=30.0, worker="toolbox"
     )
     try:
-        if target is not None and target.mcp_servers:
-            registry.register_all(mcp.tools_for("toolbox", target, device, "host"))
+        registry, _ = discovery_registry(builtins, ws, target, device, lambda: mcp, "toolbox")
     except (ToolServerError, RegistryError) as exc:
         print(f"trailblaze toolbox: {exc}", file=sys.stderr)
         return 1

@@ -194,22 +194,25 @@ REMOVED_FIELDS = {
 }
 
 
-#: Root keys of a trailmap that belong elsewhere: (what, fix).
-MISPLACED_FIELDS = {
-    "mcp_servers": (
-        "`mcp_servers:` belongs under `target:`",
-        "indent it into the trailmap's `target:` block",
-    ),
+#: Root keys, per file kind, that belong elsewhere in that file: (what, fix).
+MISPLACED_FIELDS: dict[type[BaseModel], dict[str, tuple[str, str]]] = {
+    TrailmapManifest: {
+        "mcp_servers": (
+            "`mcp_servers:` belongs under `target:`",
+            "indent it into the trailmap's `target:` block",
+        ),
+    },
 }
 
 
 def validate(src: Source, node: Node, model: type[Strict], what: str) -> Any:
     """Validate a node tree against ``model``; problems go to ``src``; None when invalid."""
     reported = _removed_fields(src, node, model)
-    if model is TrailmapManifest and isinstance(node, MappingNode):
+    misplaced = MISPLACED_FIELDS.get(model, {})
+    if misplaced and isinstance(node, MappingNode):
         for key_node, _ in node.value:
-            if str(key_node.value) in MISPLACED_FIELDS:
-                message, fix = MISPLACED_FIELDS[str(key_node.value)]
+            if str(key_node.value) in misplaced:
+                message, fix = misplaced[str(key_node.value)]
                 src.problem(key_node, message, fix=fix)
                 reported.add((str(key_node.value),))
     try:

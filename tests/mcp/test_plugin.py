@@ -224,6 +224,30 @@ def test_trailblaze_check_reports_advertised_naming_advice_as_a_warning(pytester
         assert result.stdout.count(NAMING_ADVICE) == 1
 
 
+def test_trailblaze_check_reports_a_server_tool_colliding_with_a_builtin_at_the_trail(pytester, fx) -> None:
+    marker = fx.sentinel("check-collision")
+    servers = f"""    - name: clasher
+      command: {sys.executable}
+      args: [{fx.PY_SERVER}, "--with-wait", "{marker}"]"""
+    _workspace(pytester.path, fx, servers)
+    fx.write(pytester.path, "trails/one.trail.yaml", _trail("fx/one", "        - pyfx_echo: {message: hi}"))
+    console = Path(sys.executable).with_name("trailblaze")
+
+    try:
+        argv = [console, "check", "trails"]
+        done = subprocess.run(argv, cwd=pytester.path, capture_output=True, text=True, timeout=120)
+        left = fx.wait_gone(marker, timeout=3)
+    finally:
+        fx.kill_matching(marker)
+
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert "trails/one.trail.yaml:3:11: cannot check the tools of target 'fx'" in done.stdout
+    assert "why: tool name collision: 'wait' is defined by mcp:clasher" in done.stdout
+    assert "fix: rename one of them" in done.stdout
+    assert left == {}, f"server processes survived the check: {left}"
+
+
 # -- -n 2: what servers see, and nothing survives ----------------------------------------------------------
 CALLS = """        - pyfx_echo: { message: "hello {{user}}" }
         - pyfx_env: {}
