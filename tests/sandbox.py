@@ -11,6 +11,38 @@ import subprocess
 import textwrap
 from pathlib import Path
 
+#: Conftest code for pytester dirs: ``descendants()`` lists (pid, command line) of every process
+#: started below this pytest process, read from /proc.
+PROCESS_PROBE = """
+import os
+
+def _cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return fh.read().replace(b"\\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+def descendants(root=None):
+    root = os.getpid() if root is None else root
+    children = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as fh:
+                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(name))
+    found, todo = [], [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append((child, _cmdline(child)))
+            todo.append(child)
+    return found
+"""
+
 
 def write(base: Path, relpath: str, text: str) -> Path:
     """Write dedented ``text`` to ``base/relpath``, creating folders."""

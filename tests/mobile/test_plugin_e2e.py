@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
 
 import pytest
-from sandbox import processes
+from sandbox import PROCESS_PROBE, processes
 
 if TYPE_CHECKING:  # the fixtures' types; at run time the fixtures come from conftest.py
     from conftest import AppiumServer
@@ -33,40 +33,16 @@ EXAMPLES = REPO / "examples"
 CONTACT_FORM = EXAMPLES / "trails" / "mobile" / "contact-form.trail.yaml"
 RUN_TIMEOUT = 120
 
-PROBE = '''
+PROBE = (
+    PROCESS_PROBE
+    + '''
 """Records, at each item's teardown, its Appium session and what the app saw (one JSON line)."""
-import json, os, pathlib, urllib.request
+import json, pathlib, urllib.request
 
 import pytest
 
 OUT = pathlib.Path(os.environ["TB_PROBE_OUT"])
 XPATHS = json.loads(os.environ.get("TB_PROBE_XPATHS", "{}"))
-
-
-def _cmdline(pid):
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            return fh.read().replace(b"\\0", b" ").decode(errors="replace").strip()
-    except OSError:
-        return ""
-
-
-def _descendants():
-    children = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat") as fh:
-                    ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-            children.setdefault(ppid, []).append(int(name))
-    found, todo = [], [os.getpid()]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append((child, _cmdline(child)))
-            todo.append(child)
-    return found
 
 
 def _server_sessions():
@@ -91,11 +67,12 @@ def pytest_runtest_teardown(item, nextitem):
                 "value": element.get_attribute("value") or "",
             }
         entry["server_sessions"] = _server_sessions()
-    entry["appium"] = [[pid, cmd] for pid, cmd in _descendants() if "appium" in cmd]
+    entry["appium"] = [[pid, cmd] for pid, cmd in descendants() if "appium" in cmd]
     with OUT.open("a") as fh:
         fh.write(json.dumps(entry) + "\\n")
     return (yield)
 '''
+)
 
 #: What the probe reads in the examples' apps after the contact-form trail.
 EXAMPLE_XPATHS = {
