@@ -1,10 +1,12 @@
 """Static checks of trails and workspaces, without a device: the engine of ``trailblaze check``.
 
 A trail is checked per platform it records for: its file must load, its ``config.target`` must
-exist in its workspace, every recorded tool must exist and run on that platform, arguments must
-match the tool's schema (values that carry ``{{tokens}}`` are only known at run time, so their
-type is not judged), and every ``{{args.x}}`` it uses must be declared in ``config.args``. Each
-workspace met on the way is checked once: its files, tool definitions, naming and scoping.
+exist in its workspace, and its calls pass the static checks collection runs too
+(``core.staticcheck``: tools exist and run on the platform, arguments match the tool's schema at
+every depth of composition, ``{{args.x}}`` is declared). Unlike collection, ``check`` starts the
+targets' MCP servers, so calls to their tools are checked against the advertised ``inputSchema``.
+Each workspace met on the way is checked once: its files, tool definitions (the calls of composed
+tools included, whoever calls them), naming and scoping.
 """
 
 from __future__ import annotations
@@ -12,33 +14,23 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
+from .core.composition import Composed
 from .core.context import DeviceInfo
-from .core.devices import platform_of
-from .core.errors import (
-    Problem,
-    RegistryError,
-    ToolError,
-    ToolServerError,
-    TrailblazeError,
-    TrailLoadError,
-    first_line,
-)
-from .core.loader import TRAIL_FILE_PATTERNS, load_trail
-from .core.model import ANY_DEVICE, SourceSpan, Step, ToolCall, Trail
-from .core.registry import ANNOTATION_ARGS, ToolRegistry
-from .core.tokens import args_references, strings_in
-from .core.tooldef import PythonTool, Tool, explain
+from .core.errors import Problem, RegistryError, ToolServerError, TrailblazeError, TrailLoadError, first_line
+from .core.loader import TRAIL_FILE_PATTERNS, load_trail, script_problems
+from .core.model import SourceSpan, Trail
+from .core.registry import ToolRegistry
+from .core.staticcheck import CallScope, definition_problems, path_problem, trail_problems, unique
+from .core.tooldef import Tool
 from .mcp.server import handshake_timeout_default
 from .mcp.tools import naming_findings
 from .mcp.toolsets import McpToolsets
 from .tools import builtin_tools
-from .workspace import Target, Workspace, WorkspaceLoader, find_config_dir, trail_target
-from .workspace.tools import parameters_model
+from .workspace import Target, Workspace, WorkspaceLoader, code_roots, find_config_dir, trail_target
 
 DEFAULT_DRIVERS = {"web": "playwright-native"}
 
@@ -72,15 +64,22 @@ class Checker:
         strict: bool = False,
         servers: bool = True,
         log_dir: Path | None = None,
+        allow_outside_code: bool = False,
     ) -> None:
         self.builtins = builtin_tools()
-        self.loader = WorkspaceLoader(builtin_names=(t.name for t in self.builtins), strict=strict)
+        self.loader = WorkspaceLoader(
+            builtin_names=(t.name for t in self.builtins),
+            strict=strict,
+            allow_outside_code=allow_outside_code,
+        )
         self.config_dir = config_dir
+        self.strict = strict
         self.report = CheckReport()
         self.servers = servers
         self.log_dir = log_dir or Path(tempfile.gettempdir()) / "trailblaze-check-logs"
         self._mcp: McpToolsets | None = None
         self._noted: set[Problem] = set()
+        self._workspaces: list[Workspace] = []
         self._registries: dict[tuple[Any, ...], ToolRegistry | ToolServerError] = {}
 
     def run(self, paths: Iterable[Path]) -> CheckReport:
@@ -90,9 +89,11 @@ class Checker:
                 self.workspace(config_dir)
             for path in trail_files(paths):
                 self.check_file(path)
+            self.check_definitions()
         finally:
             if self._mcp is not None:
                 self._mcp.close()
+        self.report.problems = unique(self.report.problems)
         return self.report
 
     def workspace(self, config_dir: Path) -> Workspace:
@@ -101,6 +102,7 @@ class Checker:
         if fresh:
             self.report.workspaces += 1
             self.report.problems.extend(ws.problems)
+            self._workspaces.append(ws)
         return ws
 
     def registry(
@@ -112,7 +114,7 @@ class Checker:
             mcp = self.mcp if self.servers else None
             try:
                 registry, findings = discovery_registry(
-                    self.builtins, ws, target, discovery_device(platform), mcp, key
+                    self.builtins, ws, target, discovery_device(platform), mcp, key, strict=self.strict
                 )
             except (ToolServerError, RegistryError) as exc:
                 self._registries[key] = exc
@@ -137,6 +139,10 @@ class Checker:
 
     def check_file(self, path: Path) -> None:
         self.report.files += 1
+        broken = path_problem(path, _pattern_of(path))
+        if broken is not None:
+            self.report.problems.append(broken)
+            return
         try:
             trail = load_trail(path)
         except TrailLoadError as exc:
@@ -145,21 +151,59 @@ class Checker:
         self.report.trails += 1
         config_dir = find_config_dir(path, self.config_dir)
         ws = self.workspace(config_dir) if config_dir else None
+        code = code_roots(Path.cwd(), config_dir, self.loader.allow_outside_code)
+        self.report.problems.extend(script_problems(trail, path.parent, code))
         # A broken workspace is reported once (above); its trails are still checked against what loaded.
         target, unknown = trail_target(trail, ws)
         if unknown is not None:
             self.report.problems.append(unknown)
-        unverified = target is not None and bool(target.mcp_servers) and not self.servers
+        scopes = {}
         for platform in trail.platforms() or ("web",):
             registry = self.registry(ws, target, platform)
             if isinstance(registry, TrailblazeError):
-                span = trail.config.spans.get("target") or SourceSpan(trail.path, 1, 1)
-                fix = "rename one of them" if isinstance(registry, RegistryError) else "fix the MCP server"
-                what = f"cannot check the tools of target '{target.id if target else ''}'"
-                self.report.problems.append(Problem(span, what, why=first_line(registry), fix=fix))
+                self.report.problems.append(_unknowable(trail, target, registry))
                 continue
-            self.report.problems.extend(check_platform(trail, registry, platform, unverified=unverified))
-        self.report.problems.extend(_undeclared_args(trail))
+            scopes[platform] = self.scope(trail, target, registry)
+        self.report.problems.extend(trail_problems(trail, scopes))
+
+    def scope(self, trail: Trail, target: Target | None, registry: ToolRegistry) -> CallScope:
+        """Unknown names are errors, unless the target's MCP servers were not started."""
+        unverified = target is not None and bool(target.mcp_servers) and not self.servers
+        return CallScope(
+            registry,
+            frozenset(trail.config.args),
+            unknown="warn" if unverified else "error",
+            unverified=(
+                "no built-in or workspace tool has this name, and MCP servers were not started",
+                "run without --no-servers to check it",
+            ),
+        )
+
+    def check_definitions(self) -> None:
+        """The calls of every composed tool, whoever calls them (a trail's calls are checked with
+        their own arguments in ``check_file``; what both find is reported once)."""
+        for ws in self._workspaces:
+            names = not any(t.mcp_servers for t in ws.targets.values())
+            registry = ToolRegistry(platform="web")
+            registry.register_all(self.builtins)
+            try:
+                registry.register_all(ws.tools)
+            except RegistryError:
+                continue  # reported by the workspace loader
+            for tool in ws.tools:
+                if isinstance(tool, Composed):
+                    self.report.problems.extend(definition_problems(tool, tool.name, registry, names=names))
+
+
+def _unknowable(trail: Trail, target: Target | None, error: TrailblazeError) -> Problem:
+    span = trail.config.spans.get("target") or SourceSpan(trail.path, 1, 1)
+    fix = "rename one of them" if isinstance(error, RegistryError) else "fix the MCP server"
+    what = f"cannot check the tools of target '{target.id if target else ''}'"
+    return Problem(span, what, why=first_line(error), fix=fix)
+
+
+def _pattern_of(path: Path) -> str:
+    return next((p for p in TRAIL_FILE_PATTERNS if fnmatch(path.name, p)), TRAIL_FILE_PATTERNS[0])
 
 
 def discovery_registry(
@@ -169,6 +213,8 @@ def discovery_registry(
     device: DeviceInfo,
     mcp: Callable[[], McpToolsets] | None,
     scope: Hashable,
+    *,
+    strict: bool = False,
 ) -> tuple[ToolRegistry, list[Problem]]:
     """The tools a session of ``target`` on ``device`` offers, as ``check`` and ``toolbox`` see them,
     and naming advice on what its MCP servers advertise (servers are started only when ``mcp`` is given).
@@ -182,7 +228,7 @@ def discovery_registry(
         return registry, []
     served = mcp().tools_for(scope, target, device, "host")
     registry.register_all(served)
-    return registry, naming_findings(served, target.span)
+    return registry, naming_findings(served, target.span, strict=strict)
 
 
 def discovery_device(platform: str) -> DeviceInfo:
@@ -219,101 +265,3 @@ def trail_files(paths: Iterable[Path], patterns: tuple[str, ...] = TRAIL_FILE_PA
             continue
         found = {p for pattern in patterns for p in path.rglob(pattern) if p.name != "trailblaze.yaml"}
         yield from sorted(f for f in found if not any(p.startswith(".") for p in f.relative_to(path).parts))
-
-
-def check_platform(
-    trail: Trail, registry: ToolRegistry, platform: str, *, unverified: bool = False
-) -> list[Problem]:
-    """Problems of the calls a trail records for one platform."""
-    problems = []
-    for step in _steps(trail):
-        for call in _calls_for(step, platform):
-            found = check_call(call, registry, platform)
-            if unverified and call.name not in registry:
-                found = [
-                    Problem(
-                        call.span,
-                        f"tool '{call.name}' not checked (on {platform})",
-                        why="no built-in or workspace tool has this name, and MCP servers were not started",
-                        fix="run without --no-servers to check it",
-                        severity="warning",
-                    )
-                ]
-            problems.extend(found)
-    return problems
-
-
-def _steps(trail: Trail) -> list[Step]:
-    return [s for s in (trail.trailhead, *trail.steps) if s is not None]
-
-
-def _calls_for(step: Step, platform: str) -> list[ToolCall]:
-    if not step.recording:
-        return []
-    return [
-        call
-        for key, calls in step.recording.items()
-        if key == ANY_DEVICE or platform_of(key) == platform
-        for call in calls
-    ]
-
-
-def check_call(call: ToolCall, registry: ToolRegistry, platform: str) -> list[Problem]:
-    """Problems of one recorded call for ``platform``."""
-    try:
-        tool = registry.check(call.name)
-    except ToolError as exc:
-        lines = str(exc).splitlines()
-        why = next((line.split("why: ", 1)[1] for line in lines if "why: " in line), "")
-        fix = next((line.split("fix: ", 1)[1] for line in lines if "fix: " in line), "")
-        return [Problem(call.span, f"{lines[0]} (on {platform})", why, fix)]
-    model = _model_of(tool)
-    if model is None:
-        return []
-    args = {k: v for k, v in call.args.items() if k not in ANNOTATION_ARGS}
-    try:
-        model.model_validate(args)
-    except ValidationError as exc:
-        return _argument_problems(call, exc, tool.name, model)
-    return []
-
-
-def _model_of(tool: Tool) -> Any:
-    if isinstance(tool, PythonTool):
-        return tool.model
-    params = getattr(tool, "params", None)
-    return parameters_model(tool.name, params) if params is not None and not tool.unavailable else None
-
-
-def _argument_problems(call: ToolCall, exc: ValidationError, name: str, model: Any) -> list[Problem]:
-    problems = []
-    for error in exc.errors():
-        if any("{{" in text or "${" in text for text in strings_in(error.get("input"))):
-            continue  # known only at run time, after interpolation
-        single = ValidationError.from_exception_data(exc.title, [error])  # type: ignore[list-item]
-        span = call.arg_spans.get(str(error["loc"][0]), call.span) if error["loc"] else call.span
-        fields = ", ".join(model.model_fields) or "none"
-        fix = (
-            f"'{name}' takes: {fields}"
-            if error["type"] in ("missing", "extra_forbidden")
-            else ("give the argument a value of the expected type")
-        )
-        problems.append(Problem(span, explain(single, name, model), fix=fix))
-    return problems
-
-
-def _undeclared_args(trail: Trail) -> list[Problem]:
-    declared = trail.config.args
-    problems = []
-    for step in _steps(trail):
-        for call in step.calls():
-            for name in args_references(call.args):
-                if name not in declared:
-                    problems.append(
-                        Problem(
-                            call.span,
-                            f"'{call.name}' uses {{{{args.{name}}}}}, which the trail does not declare",
-                            fix=f"declare it under config.args, e.g. `{name}: string`",
-                        )
-                    )
-    return problems

@@ -17,11 +17,15 @@ from .check import Checker, discovery_device, discovery_registry
 from .core.devices import DRIVER_TYPES, PLATFORMS
 from .core.errors import RegistryError, ToolServerError
 from .core.naming import category
+from .core.tooldef import ToolDescriptor
 from .core.yamlsource import did_you_mean
 from .mcp.server import handshake_timeout_default
 from .mcp.toolsets import McpToolsets
 from .tools import builtin_tools
 from .workspace import Workspace, WorkspaceLoader, find_config_dir, toolbox
+from .workspace.toolbox import callable_tools
+
+_ALLOW_OUTSIDE_HELP = "let trails and tool files name Python files outside the workspace root (trusted code)"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -38,6 +42,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not start targets' MCP servers; their tools are then not checked",
     )
+    check.add_argument("--allow-outside-code", action="store_true", help=_ALLOW_OUTSIDE_HELP)
     box = sub.add_parser("toolbox", help="list the tools an agent is offered for a target and platform")
     box.add_argument("--target", help="target id (default: the workspace's default target)")
     box.add_argument("--platform", choices=PLATFORMS, default="web")
@@ -45,11 +50,23 @@ def _parser() -> argparse.ArgumentParser:
     box.add_argument(
         "--config-dir", type=Path, help="workspace config folder (default: trails/config found walking up)"
     )
-    box.add_argument("--all", action="store_true", help="also list tools hidden from agents")
+    box.add_argument(
+        "--all",
+        action="store_true",
+        help="list every tool a recording can call, also those not offered to agents",
+    )
+    box.add_argument("--allow-outside-code", action="store_true", help=_ALLOW_OUTSIDE_HELP)
     return parser
 
 
-def run_check(paths: Sequence[Path], *, strict: bool, config_dir: Path | None, servers: bool = True) -> int:
+def run_check(
+    paths: Sequence[Path],
+    *,
+    strict: bool,
+    config_dir: Path | None,
+    servers: bool = True,
+    allow_outside_code: bool = False,
+) -> int:
     missing = [p for p in (*paths, *([config_dir] if config_dir else [])) if not p.exists()]
     if missing:
         print(f"trailblaze check: no such file or folder: {', '.join(map(str, missing))}", file=sys.stderr)
@@ -57,7 +74,10 @@ def run_check(paths: Sequence[Path], *, strict: bool, config_dir: Path | None, s
     if config_dir is not None and not (config_dir / "trailblaze.yaml").is_file():
         print(f"trailblaze check: --config-dir {config_dir}: no trailblaze.yaml there", file=sys.stderr)
         return 2
-    report = Checker(config_dir=config_dir, strict=strict, servers=servers).run(paths)
+    checker = Checker(
+        config_dir=config_dir, strict=strict, servers=servers, allow_outside_code=allow_outside_code
+    )
+    report = checker.run(paths)
     for problem in report.problems:
         print(problem.format())
     findings = report.findings(strict=strict)
@@ -81,7 +101,9 @@ def run_toolbox(args: argparse.Namespace) -> int:
     builtins = builtin_tools()
     config_dir = find_config_dir(Path.cwd(), args.config_dir)
     ws = (
-        WorkspaceLoader(builtin_names=(t.name for t in builtins)).load(config_dir)
+        WorkspaceLoader(
+            builtin_names=(t.name for t in builtins), allow_outside_code=args.allow_outside_code
+        ).load(config_dir)
         if config_dir
         else Workspace(None)
     )
@@ -112,14 +134,26 @@ def run_toolbox(args: argparse.Namespace) -> int:
         return 1
     finally:
         mcp.close()
-    offered = toolbox(ws, target, registry, show_hidden=args.all)
-    for descriptor in offered:
+    offered = toolbox(ws, target, registry)
+    listing = callable_tools(registry) if args.all else offered
+    _print_tools(listing, {d.name for d in offered})
+    where = f"target {target.id}" if target else "no target"
+    if args.all:
+        agents = f"{len(offered)} offered to agents"
+        print(f"{len(listing)} callable tool(s) for {args.platform} ({where}), {agents}")
+    else:
+        print(f"{len(offered)} tool(s) for {args.platform} ({where})")
+    return 0
+
+
+def _print_tools(descriptors: Sequence[ToolDescriptor], offered: set[str]) -> None:
+    """One line per tool: name, category, source, first sentence; tools agents are not offered say so."""
+    for descriptor in descriptors:
         line = descriptor.description.split(". ")[0].rstrip(".")
+        if descriptor.name not in offered:
+            line = f"[not offered to agents] {line}"
         source = descriptor.source.split(" (")[0]
         print(f"{descriptor.name:<34} {category(descriptor.name):<13} {source:<24} {line}")
-    where = f"target {target.id}" if target else "no target"
-    print(f"{len(offered)} tool(s) for {args.platform} ({where})")
-    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -130,7 +164,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "check":
             return run_check(
-                args.paths, strict=args.strict, config_dir=args.config_dir, servers=not args.no_servers
+                args.paths,
+                strict=args.strict,
+                config_dir=args.config_dir,
+                servers=not args.no_servers,
+                allow_outside_code=args.allow_outside_code,
             )
         return run_toolbox(args)
     except BrokenPipeError:

@@ -11,10 +11,26 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Mapping
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from .model import ToolCall
 from .tokens import TOKEN, body
+
+
+@runtime_checkable
+class Composed(Protocol):
+    """A tool that runs by expanding into other tool calls; static checks follow it inside."""
+
+    @property
+    def calls(self) -> tuple[ToolCall, ...]:
+        """The calls as written in the definition, with their source spans."""
+        ...
+
+    @property
+    def parameter_names(self) -> frozenset[str]: ...
+
+    @property
+    def parameter_defaults(self) -> Mapping[str, Any]: ...
 
 
 class _Drop:

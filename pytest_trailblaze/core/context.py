@@ -11,22 +11,30 @@ from .devices import form_factor
 from .errors import FatalToolError, ToolError
 from .lineage import resolution_chain, segments_for
 from .memory import Memory
+from .pycall import CodeRoots
 from .registry import MAX_DEPTH, ToolLogEntry, ToolRegistry
 from .tooldef import ToolDescriptor
 
 
 @dataclass(frozen=True, slots=True)
 class DeviceInfo:
-    """The measured device: size in pixels, optional density, and the classifier it implies."""
+    """The measured device: size in pixels, optional density, and the classifier it implies.
+
+    A device profile that names its type (``android-tablet``) declares the form factor; the
+    size decides only for devices that do not say.
+    """
 
     platform: str
     driver_key: str
     width: int
     height: int
     density: float | None = None
+    declared_form_factor: str | None = None
 
     @property
     def form_factor(self) -> str | None:
+        if self.declared_form_factor:
+            return self.declared_form_factor
         return form_factor(self.platform, self.width, self.height, self.density)
 
     @property
@@ -70,6 +78,8 @@ class ToolContext:
     current_tool: str | None = None
     #: The tools an agent is offered in this session (empty when there is no workspace).
     toolbox: tuple[ToolDescriptor, ...] = ()
+    #: Where Python files named at run time (the ``script`` tool) may lie; None: anywhere.
+    code: CodeRoots | None = None
 
     @property
     def platform(self) -> str:
@@ -97,6 +107,7 @@ class ToolContext:
             tool_log=self.tool_log,
             log_parent=self.current_entry,
             toolbox=self.toolbox,
+            code=self.code,
         )
         return self.registry.execute(name, dict(params or {}), nested)
 
@@ -115,7 +126,13 @@ class ToolContext:
         return {"type": "Success", "message": result.message}
 
     def artifact(self, filename: str) -> Path:
-        """A path inside this test's artifacts folder (created on demand)."""
-        base = self.artifacts_dir or Path.cwd() / "trailblaze-output"
-        base.mkdir(parents=True, exist_ok=True)
-        return base / filename
+        """A path inside this test's artifacts folder (created on demand); secrets in the name masked."""
+        path = (self.artifacts_dir or Path.cwd() / "trailblaze-output") / self.memory.masker.name(filename)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def write_artifact(self, filename: str, text: str) -> Path:
+        """Write a text artifact with secrets masked in its name and its content."""
+        path = self.artifact(filename)
+        path.write_text(self.memory.mask(text), encoding="utf-8")
+        return path

@@ -1,9 +1,14 @@
 """Platforms, device classifiers and upstream driver types (U§2.1, U§2.3).
 
 A classifier key such as ``android-phone`` names a device family: its first segment is the
-platform. Upstream driver enum names (``PLAYWRIGHT_NATIVE``) appear in trail pins; their
-``yaml_key`` (``playwright-native``) appears in toolsets, MCP ``_meta`` and environment
-variables handed to tool servers.
+platform, or a device-type segment that belongs to one platform (``phone`` and ``tablet`` are
+Android's, ``iphone`` and ``ipad`` iOS's, ``compose`` the desktop's). A device reporting
+``[android, phone]`` tries ``android-phone``, ``android``, then ``phone`` (U§2.2), so a bare
+``phone:`` recording is reachable and valid.
+
+Upstream driver enum names (``PLAYWRIGHT_NATIVE``) appear in trail pins; their ``yaml_key``
+(``playwright-native``) appears in toolsets, MCP ``_meta`` and environment variables handed to
+tool servers.
 """
 
 from __future__ import annotations
@@ -12,6 +17,15 @@ import re
 from dataclasses import dataclass
 
 PLATFORMS: tuple[str, ...] = ("android", "ios", "web", "desktop")
+
+#: Device-type segments a device reports after its platform (U§2.1), and that platform.
+SEGMENT_PLATFORMS: dict[str, str] = {
+    "phone": "android",
+    "tablet": "android",
+    "iphone": "ios",
+    "ipad": "ios",
+    "compose": "desktop",
+}
 
 _CLASSIFIER_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
@@ -56,8 +70,9 @@ def driver_type(name: str) -> DriverType | None:
 
 
 def platform_of(classifier: str) -> str:
-    """The platform a classifier key belongs to: its first segment."""
-    return classifier.split("-", 1)[0]
+    """The platform a classifier key belongs to: its first segment, or the platform of that segment."""
+    first = classifier.split("-", 1)[0]
+    return SEGMENT_PLATFORMS.get(first, first)
 
 
 def classifier_problem(classifier: str) -> str | None:
@@ -65,7 +80,10 @@ def classifier_problem(classifier: str) -> str | None:
     if not _CLASSIFIER_RE.fullmatch(classifier):
         return "classifier keys are lowercase words joined by '-' (like 'android-phone')"
     if platform_of(classifier) not in PLATFORMS:
-        return f"its first segment must be a platform: {', '.join(PLATFORMS)}"
+        return (
+            f"its first segment must be a platform ({', '.join(PLATFORMS)}) or a device type "
+            f"({', '.join(SEGMENT_PLATFORMS)})"
+        )
     return None
 
 
@@ -80,6 +98,7 @@ KNOWN_CLASSIFIERS: tuple[str, ...] = (
     "web",
     "desktop",
     "desktop-compose",
+    *SEGMENT_PLATFORMS,
 )
 
 

@@ -16,7 +16,8 @@ Every error derives from one base so callers can catch the whole family:
     │   ├── ToolFailure           the tool ran and reported a failure (also an AssertionError)
     │   └── FatalToolError        the machinery under the tool broke; the trail cannot continue
     └── StepFailure           a step of the trail failed (also an AssertionError: pytest FAILED)
-        └── AgentStepRequired a step has no recording for the device and no agent took it
+        ├── AgentStepRequired a step has no recording for the device and no agent took it
+        └── AgentFailure      the LLM agent could not do a step (model error, budget, gave up)
 
 Messages follow the compiler convention: ``path:line:col: what`` on the first line, then
 ``why:`` and ``fix:`` lines, so an editor can jump to the spot and a reader knows what to do.
@@ -131,6 +132,10 @@ class StepFailure(TrailblazeError, AssertionError):
 
 class AgentStepRequired(StepFailure):
     """A step needs an agent (no recording for the device) and no agent took it."""
+
+
+class AgentFailure(StepFailure):
+    """The LLM agent could not do a step; the message names the model and the cause."""
 
 
 def first_line(exc: BaseException, text: str | None = None) -> str:

@@ -5,6 +5,10 @@ lists keys from the most to the least specific: the joined compound, its ancesto
 last ``-segment`` each time), then each raw segment's own lineage. The first chain entry that
 is a key of a map wins. The same chain serves ``recording:``, the trailhead, ``config.devices``
 and ``config.skip``.
+
+So the chain of an Android phone ends at ``phone``: a bare ``phone:`` (or ``tablet:``, ``iphone:``,
+``ipad:``) key is a recording for that device type whenever no key of its platform is closer
+(``core.devices.platform_of`` maps such a key to its platform for collection).
 """
 
 from __future__ import annotations

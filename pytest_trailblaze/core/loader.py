@@ -8,7 +8,6 @@ test that does not test what its author thinks.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -16,9 +15,12 @@ from pathlib import Path
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .devices import classifier_problem
+from .envpass import expand_template as expand_template  # re-exported: the per-string pass
+from .envpass import expand_templates
 from .errors import Problem, TrailLoadError
 from .model import ANY_DEVICE, Step, ToolCall, Trail, TrailConfig
 from .naming import RESERVED_NAMES, WIRE_RE
+from .pycall import CodeRoots, ImportFailure, OutsideRoot, locate, outside_root_fix
 from .tokens import malformed_arg_tokens
 from .trailconfig import classifier_entries, read_config
 from .yamlsource import Source, did_you_mean, is_null, kind_of
@@ -31,32 +33,6 @@ V1_STEP_KEYS = ("step", "verify", "recordable", "recording", "maxRetries")
 #: Which files are trails unless the user says otherwise (never ``trailblaze.yaml``).
 TRAIL_FILE_PATTERNS = ("*.trail.yaml", "trail.yaml")
 DEFAULT_TRAILHEAD_TEXT = "Reach the trailhead starting state"
-_TEMPLATE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
-
-
-def expand_template(text: str, env: Mapping[str, str] | None = None) -> str:
-    """The load-time pass of U§1.12: ``{{NAME}}`` becomes the environment variable NAME.
-
-    ``{{CWD}}`` is the working directory; names listed in ``TRAILBLAZE_DEFERRED_VARIABLES``
-    and names that are not set stay literal for memory interpolation at dispatch time.
-    Dotted tokens (``{{args.x}}``, ``{{memory.x}}``) never match.
-    """
-    env = os.environ if env is None else env
-    if "{{" not in text:
-        return text
-    deferred = {v.strip() for v in env.get("TRAILBLAZE_DEFERRED_VARIABLES", "").split(",") if v.strip()}
-
-    def substitute(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name in deferred:
-            return match.group(0)
-        if name in env:
-            return env[name]
-        if name == "CWD":
-            return str(Path.cwd())
-        return match.group(0)
-
-    return _TEMPLATE.sub(substitute, text)
 
 
 def load_trail(path: str | os.PathLike[str], *, display_path: str | None = None) -> Trail:
@@ -67,7 +43,34 @@ def load_trail(path: str | os.PathLike[str], *, display_path: str | None = None)
     except (OSError, UnicodeDecodeError) as exc:
         fix = "check that the file exists, is readable and is saved as UTF-8"
         raise TrailLoadError([Problem(None, f"{shown}: cannot read the trail file: {exc}", fix=fix)]) from exc
-    return parse_trail(expand_template(text), shown, file_classifier=classifier_from_filename(shown))
+    return parse_trail(text, shown, file_classifier=classifier_from_filename(shown), env=os.environ)
+
+
+def script_problems(trail: Trail, base_dir: Path, code: CodeRoots) -> list[Problem]:
+    """``- script: {function: ...}`` calls whose file leaves ``code``'s roots (located, not imported).
+
+    A value with tokens is only known at run time, where the ``script`` tool checks it again.
+    """
+    problems = []
+    for step in (trail.trailhead, *trail.steps):
+        for call in step.calls() if step is not None else ():
+            function = call.args.get("function") if call.name == "script" else None
+            if not isinstance(function, str) or "{{" in function or "${" in function:
+                continue
+            try:
+                locate(function, base_dir, code)
+            except OutsideRoot as exc:
+                problems.append(
+                    Problem(
+                        call.arg_spans.get("function", call.span),
+                        f"`script` function {function} is outside the workspace root",
+                        why=exc.why,
+                        fix=outside_root_fix(),
+                    )
+                )
+            except ImportFailure:
+                continue  # a missing file is reported when the step runs, like any failing tool
+    return problems
 
 
 def classifier_from_filename(path: str) -> str | None:
@@ -79,10 +82,17 @@ def classifier_from_filename(path: str) -> str | None:
     return stem if classifier_problem(stem) is None else None
 
 
-def parse_trail(text: str, path: str, *, file_classifier: str | None = None) -> Trail:
-    """Parse trail text (already templated); ``path`` is used in spans and messages."""
+def parse_trail(
+    text: str, path: str, *, file_classifier: str | None = None, env: Mapping[str, str] | None = None
+) -> Trail:
+    """Parse trail text; ``path`` is used in spans and messages.
+
+    With ``env``, the ``{{ENV_VAR}}`` pass (U§1.12) runs over the parsed values, never the text.
+    """
     src = Source(path)
     root = src.compose(text)
+    if root is not None and env is not None and "{{" in text:
+        root = expand_templates(root, env)
     trail: Trail | None = None
     if root is None and not src.problems:
         src.problem(None, "the trail file is empty", fix="add a `trail:` list of steps")

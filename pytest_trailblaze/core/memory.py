@@ -12,16 +12,17 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
 from .errors import ConfigurationError
+from .masking import MASK as MASK  # re-exported: tools and the registry read it here
+from .masking import Masker
+from .masking import mask_with as mask_with
 from .model import ArgDecl
 from .tokens import ARGS_PATH, TOKEN, args_references, body, is_args_body
 from .yamlsource import did_you_mean
-
-MASK = "********"
 
 
 class Memory:
@@ -168,61 +169,20 @@ class Memory:
         return True, value
 
     # -- masking ------------------------------------------------------------------------------
+    @property
+    def masker(self) -> Masker:
+        """The masking filter of this memory's secrets (see ``masking``)."""
+        return Masker({k: self._values[k] for k in self._secret_keys if k in self._values})
+
     def secret_values(self) -> list[str]:
         """Secret values, longest first so overlapping secrets mask completely."""
-        values = {self._values[k] for k in self._secret_keys if self._values.get(k)}
-        return sorted(values, key=len, reverse=True)
+        return self.masker.values
 
     def mask(self, value: Any) -> Any:
         """A copy of ``value`` with every secret value replaced by ``********``."""
-        return mask_with(self.secret_values(), value)
-
-
-def mask_with(secrets: Iterable[str], value: Any) -> Any:
-    """A copy of ``value`` with every occurrence of any secret replaced by ``********``.
-
-    Occurrences are found in the original text and overlapping ones merged, so a secret inside
-    another, or two secrets sharing characters, are hidden completely whatever their order.
-    """
-    unique = sorted({s for s in secrets if s}, key=len, reverse=True)
-    if not unique:
-        return value
-    return _mask(unique, value)
-
-
-def _mask(secrets: list[str], value: Any) -> Any:
-    if isinstance(value, str):
-        return _mask_text(secrets, value)
-    if isinstance(value, dict):
-        return {k: _mask(secrets, v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_mask(secrets, v) for v in value]
-    return value
-
-
-def _mask_text(secrets: list[str], text: str) -> str:
-    spans = []
-    for secret in secrets:
-        start = text.find(secret)
-        while start != -1:
-            spans.append((start, start + len(secret)))
-            start = text.find(secret, start + 1)
-    if not spans:
-        return text
-    spans.sort()
-    parts, pos, end = [], 0, -1
-    for start, stop in spans:
-        if start < end:
-            end = max(end, stop)
-            continue
-        if end >= 0:
-            parts.append(MASK)
-            pos = end
-        parts.append(text[pos:start])
-        end = stop
-    parts.append(MASK)
-    parts.append(text[end:])
-    return "".join(parts)
+        if not self._secret_keys:  # the common case, on every tool call: no filter to build
+            return value
+        return self.masker.value(value)
 
 
 def _as_text(value: Any) -> str:

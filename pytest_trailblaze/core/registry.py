@@ -24,7 +24,7 @@ from .errors import (
 )
 from .memory import MASK, mask_with
 from .tokens import strings_in
-from .tooldef import Tool, ToolDescriptor, ToolResult
+from .tooldef import Tool, ToolDescriptor, ToolResult, bind_tool_arguments
 from .yamlsource import did_you_mean
 
 #: Arguments that annotate a recorded call for humans and are never load-bearing at replay.
@@ -166,6 +166,8 @@ class ToolRegistry:
         else:
             interpolation_error = None
         known = self._tools.get(name)
+        if known is not None:  # YAML numbers bound to string parameters: the text as written
+            args = bind_tool_arguments(known, args)
         hidden = known.descriptor.sensitive_args if known is not None else frozenset()
         shown = _shown(args, hidden, ctx)
         entry = _LogSlot(ctx, name, shown, known)
@@ -241,8 +243,9 @@ class _LogSlot:
     def close(self, ok: bool, message: str) -> None:
         if self.log is not None:
             elapsed = (time.perf_counter() - self.start) * 1000
-            self.log[self.index] = replace(
-                self.log[self.index], success=ok, message=message, duration_ms=elapsed
+            e = self.log[self.index]  # built directly: ``dataclasses.replace`` costs more than the rest
+            self.log[self.index] = ToolLogEntry(
+                e.name, e.args, ok, message, elapsed, e.depth, e.is_recordable, e.parent
             )
 
 

@@ -16,8 +16,11 @@ from functools import cached_property
 from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
 
 from .errors import ToolArgumentError, ToolError, ToolFailure
+from .yamlcore import YamlFloat, YamlInt, source_text
 from .yamlsource import did_you_mean
 
 
@@ -196,10 +199,117 @@ def tool(
             drivers=frozenset(d.lower() for d in drivers),
             toolset=toolset,
             sensitive_args=frozenset(sensitive_args),
-            schema_factory=lambda: holder[0].model.model_json_schema(),
+            schema_factory=lambda: holder[0].model.model_json_schema(schema_generator=_LenientSchema),
         )
         built = PythonTool(fn, descriptor)
         holder.append(built)
         return built
 
     return decorate
+
+
+class _LenientSchema(GenerateJsonSchema):
+    """A parameter of a type JSON Schema cannot describe (any Python class) accepts anything."""
+
+    def handle_invalid_for_json_schema(
+        self, schema: core_schema.CoreSchema, error_info: str
+    ) -> JsonSchemaValue:
+        return {}
+
+
+# -- source text for string parameters ----------------------------------------------------------
+_NATIVE = {bool: ("boolean",), YamlInt: ("integer", "number"), YamlFloat: ("number",)}
+
+
+def bind_tool_arguments(tool: Tool, args: Mapping[str, Any]) -> dict[str, Any]:
+    """``args`` as ``tool`` takes them: ``bind_source_text`` against the tool's JSON Schema."""
+    return bind_source_text(tool.descriptor.parameters, args)
+
+
+def bind_source_text(schema: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
+    """Arguments where every YAML number or boolean bound to a string-typed parameter (at any
+    depth) is replaced by the text it was written as: ``017`` -> ``"017"``, ``1.10`` -> ``"1.10"``.
+
+    Upstream decodes trails into typed fields, so a string field gets the scalar exactly as
+    written; converting the number back (``str(1.1)``) would lose what the author wrote. A
+    parameter that also accepts the value's own type (``str | int``) keeps the value.
+    """
+    return {key: _bind(_property(schema, key, schema), value, schema) for key, value in args.items()}
+
+
+def _bind(schema: Mapping[str, Any] | None, value: Any, root: Mapping[str, Any]) -> Any:
+    if schema is None:
+        return value
+    if isinstance(value, dict):
+        target = _branch(schema, "object", root)
+        return {k: _bind(_property(target, k, root), v, root) for k, v in value.items()}
+    if isinstance(value, list):
+        target = _branch(schema, "array", root)
+        return [_bind(_item(target, i, root), v, root) for i, v in enumerate(value)]
+    native = _NATIVE.get(type(value))
+    if native is None:
+        return value
+    types = _types(schema, root)
+    if types is None or "string" not in types or any(t in types for t in native):
+        return value
+    return source_text(value)
+
+
+def _resolve(schema: Any, root: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """A subschema with a local ``$ref`` followed (``#/$defs/X``); None when it says nothing."""
+    if not isinstance(schema, Mapping):
+        return None
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/"):
+        target: Any = root
+        for part in ref[2:].split("/"):
+            target = target.get(part) if isinstance(target, Mapping) else None
+        return target if isinstance(target, Mapping) else None
+    return schema
+
+
+def _alternatives(schema: Mapping[str, Any], root: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    found = [schema]
+    for key in ("anyOf", "oneOf", "allOf"):
+        for option in schema.get(key) or ():
+            resolved = _resolve(option, root)
+            if resolved is not None:
+                found.extend(_alternatives(resolved, root))
+    return found
+
+
+def _types(schema: Mapping[str, Any], root: Mapping[str, Any]) -> set[str] | None:
+    """The JSON types a schema accepts; None when it does not say (any value goes)."""
+    types: set[str] = set()
+    for option in _alternatives(schema, root):
+        given = option.get("type")
+        if isinstance(given, str):
+            types.add(given)
+        elif isinstance(given, list):
+            types.update(t for t in given if isinstance(t, str))
+        listed = [*(option.get("enum") or ()), *([option["const"]] if "const" in option else [])]
+        types.update("string" if isinstance(v, str) else "other" for v in listed)
+    return types or None
+
+
+def _branch(schema: Mapping[str, Any], kind: str, root: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The alternative of a union that describes values of JSON type ``kind``."""
+    for option in _alternatives(schema, root):
+        given = option.get("type")
+        if given == kind or (isinstance(given, list) and kind in given):
+            return option
+    return schema
+
+
+def _property(schema: Mapping[str, Any], key: str, root: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    props = schema.get("properties")
+    if isinstance(props, Mapping) and key in props:
+        return _resolve(props[key], root)
+    return _resolve(schema.get("additionalProperties"), root)
+
+
+def _item(schema: Mapping[str, Any], index: int, root: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    prefix = schema.get("prefixItems")
+    if isinstance(prefix, list) and index < len(prefix):
+        return _resolve(prefix[index], root)
+    return _resolve(schema.get("items"), root)

@@ -261,7 +261,7 @@ def _arg_with_default(
                 fix="write `required: true` or `required: false` (unquoted)",
             )
             return None
-        required = scalar_value(required_node)  # YAML 1.1: yes/no/on/off are booleans too
+        required = scalar_value(required_node)  # YAML 1.2: only true/false (any case form)
     description = ""
     if not is_null(entries.get("description")):
         description = src.text(entries["description"], f"the description of arg '{name}'")

@@ -2,7 +2,9 @@
 
 PyYAML's composer (the C one when libyaml is present) gives a node tree where each node knows
 its start mark; we validate that tree directly instead of constructing Python objects first,
-so every problem can name ``file:line:col``. Only the safe scalar types are ever built.
+so every problem can name ``file:line:col``. Scalars follow the YAML 1.2 core schema
+(``yamlcore``); only null, booleans, numbers and strings are ever built, and any other tag is a
+problem of its own.
 """
 
 from __future__ import annotations
@@ -15,18 +17,26 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from . import yamlcore
 from .errors import Problem
 from .model import SourceSpan
+from .yamlcore import MAX_NESTING, TAG_BOOL, TAG_FLOAT, TAG_INT, TAG_MERGE, TAG_NULL, TAG_STR
 
-_Composer = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_constructor = yaml.constructor.SafeConstructor()
-
-TAG_STR = "tag:yaml.org,2002:str"
-TAG_NULL = "tag:yaml.org,2002:null"
-TAG_BOOL = "tag:yaml.org,2002:bool"
-TAG_INT = "tag:yaml.org,2002:int"
-TAG_FLOAT = "tag:yaml.org,2002:float"
-TAG_MERGE = "tag:yaml.org,2002:merge"
+__all__ = [
+    "TAG_BOOL",
+    "TAG_FLOAT",
+    "TAG_INT",
+    "TAG_MERGE",
+    "TAG_NULL",
+    "TAG_STR",
+    "Source",
+    "did_you_mean",
+    "is_null",
+    "kind_of",
+    "load_value",
+    "scalar_value",
+]
+NESTING_FIX = "flatten the structure: move deep parts into their own values or files"
 _MAX_VALUES = 100_000
 _MAX_MERGES = 32
 
@@ -37,6 +47,10 @@ class _TooBig(Exception):
 
 class _Recursive(Exception):
     """Internal: a recursive alias was reported; unwind to ``value``."""
+
+
+class _TooDeep(Exception):
+    """Internal: aliases nest values deeper than ``MAX_NESTING``; unwind to ``value``."""
 
 
 def did_you_mean(word: str, choices: Any) -> str:
@@ -76,23 +90,51 @@ class Source:
             self.problems.append(found)
 
     def compose(self, text: str) -> Node | None:
-        """Parse ``text`` into a node tree; a syntax error becomes a problem."""
+        """Parse ``text`` into a node tree; a syntax error, too deep a nesting or a tag outside
+        the core schema becomes a problem (and no tree, so nothing half-read is validated)."""
         try:
-            return yaml.compose(text, Loader=_Composer)
-        except yaml.MarkedYAMLError as exc:
-            mark = exc.problem_mark or exc.context_mark
-            span = SourceSpan(self.path, mark.line + 1, mark.column + 1) if mark else None
-            what = f"malformed YAML: {exc.problem or exc.context}"
-            if exc.context and exc.problem:
-                what += f" ({exc.context})"
-            self.problems.append(
-                Problem(span, what, fix="check the indentation and quoting on and above this line")
-            )
+            root = yamlcore.compose(text)
+        except yamlcore.NestingTooDeep as exc:
+            self.nesting_problem(exc.mark)
+            return None
         except yaml.YAMLError as exc:
-            span = SourceSpan(self.path, 1, 1)
+            self._syntax_problem(exc)
+            return None
+        if root is not None and "!" in text and not self._tags_ok(root):
+            return None
+        return root
+
+    def _syntax_problem(self, exc: yaml.YAMLError) -> None:
+        if not isinstance(exc, yaml.MarkedYAMLError):
             fix = "save the file as plain UTF-8 YAML text"
-            self.problems.append(Problem(span, f"malformed YAML: {exc}", fix=fix))
-        return None
+            self.problems.append(Problem(SourceSpan(self.path, 1, 1), f"malformed YAML: {exc}", fix=fix))
+            return
+        mark = exc.problem_mark or exc.context_mark
+        span = SourceSpan(self.path, mark.line + 1, mark.column + 1) if mark else None
+        what = f"malformed YAML: {exc.problem or exc.context}"
+        if exc.context and exc.problem:
+            what += f" ({exc.context})"
+        self.problems.append(
+            Problem(span, what, fix="check the indentation and quoting on and above this line")
+        )
+
+    def _tags_ok(self, root: Node) -> bool:
+        """Report every tag outside the core schema (``!!python/...``, ``!!binary``, ``!custom``)."""
+        found = False
+        for node, message in yamlcore.tag_problems(root):
+            found = True
+            self.problem(
+                node,
+                message,
+                why="trail files hold only text, numbers, booleans, null, lists and mappings",
+                fix="remove the tag (or quote the value to keep it as text)",
+            )
+        return not found
+
+    def nesting_problem(self, mark: Any) -> None:
+        span = SourceSpan(self.path, mark.line + 1, mark.column + 1) if mark else SourceSpan(self.path, 1, 1)
+        why = "no trail nests that deep; the limit keeps a hostile file from crashing the run"
+        self.problems.append(Problem(span, f"nesting deeper than {MAX_NESTING}", why, NESTING_FIX))
 
     def entries(self, node: MappingNode) -> Iterator[tuple[str, Node, Node]]:
         """``(key, key_node, value_node)`` of a mapping; duplicate or non-string keys are problems.
@@ -158,6 +200,9 @@ class Source:
             return self._build(node, set(), [0])
         except _Recursive:
             return None
+        except _TooDeep as exc:
+            self.nesting_problem(exc.args[0].start_mark)
+            return None
         except _TooBig:
             self.problem(
                 node,
@@ -172,6 +217,8 @@ class Source:
             raise _TooBig
         if isinstance(node, ScalarNode):
             return scalar_value(node)
+        if len(active) >= MAX_NESTING:  # aliases can nest values far deeper than the text does
+            raise _TooDeep(node)
         if id(node) in active:
             self.problem(
                 node,
@@ -229,20 +276,18 @@ class Source:
         )
 
 
+def load_value(text: str, path: str) -> tuple[Any, list[Problem]]:
+    """A whole YAML document as plain values, read like every other file (core schema, nesting
+    limit, no tags beyond it), and the problems met; for files without a grammar of their own."""
+    src = Source(path)
+    root = src.compose(text)
+    value = None if root is None else src.value(root)
+    return value, src.problems
+
+
 def scalar_value(node: ScalarNode) -> Any:
-    """Build a scalar: only null, bool, int, float and str; any other tag keeps its text."""
-    tag = node.tag
-    if tag == TAG_STR:
-        return node.value
-    if tag == TAG_NULL:
-        return None
-    if tag == TAG_BOOL:
-        return _constructor.construct_yaml_bool(node)
-    if tag == TAG_INT:
-        return _constructor.construct_yaml_int(node)
-    if tag == TAG_FLOAT:
-        return _constructor.construct_yaml_float(node)
-    return node.value
+    """Build a scalar by the core schema: null, bool, ``YamlInt``, ``YamlFloat`` or str."""
+    return yamlcore.scalar(node)
 
 
 def is_null(node: Node | None) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -27,14 +28,16 @@ from typing import Any, TypeVar
 
 from ..core.context import DeviceInfo
 from ..core.errors import DriverError, ToolFailure, first_line
+from ..core.reaper import REAPER
 from . import selectors
+from .appium_commands import DeviceCommands
+from .pool import DevicePools
+from .profiles import DeviceProfile, shown_capabilities, shown_url, split_credentials
 from .selectors import Node, is_text_field
 
 T = TypeVar("T")
 POLL_S = 0.25
 SERVER_START_S = 60.0
-ANDROID_KEYCODES = {"BACK": 4, "ENTER": 66, "HOME": 3, "BACKSPACE": 67, "TAB": 61, "ESCAPE": 111}
-IOS_KEYS = {"ENTER": "\n", "BACKSPACE": "\b", "TAB": "\t"}
 
 
 def driver_key(platform: str) -> str:
@@ -47,13 +50,23 @@ class AppiumSettings:
 
     url: str | None = None
     server_home: Path | None = None
-    capabilities: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: Devices by name (``android``, ``android-tablet``), from the capabilities file.
+    profiles: Mapping[str, DeviceProfile] = field(default_factory=dict)
     fresh_session: bool = False
     connect_timeout_s: float = 15.0
 
     @property
+    def capabilities(self) -> dict[str, Mapping[str, Any]]:
+        """Capabilities by device name (by platform for files of the first shape)."""
+        return {name: profile.capabilities for name, profile in self.profiles.items()}
+
+    @property
     def configured(self) -> bool:
         return bool(self.url or self.server_home)
+
+    def serves(self, profile: DeviceProfile) -> bool:
+        """Whether the profile's device has a server: its own URLs, the run's URL or local server."""
+        return self.configured or profile.has_server()
 
 
 class LocalAppiumServer:
@@ -97,6 +110,7 @@ class LocalAppiumServer:
             stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
+        REAPER.watch(self.process.pid)  # the group dies with this process even if no teardown runs
         log.close()
         self.url = f"http://127.0.0.1:{port}"
         self._wait_ready()
@@ -124,15 +138,18 @@ class LocalAppiumServer:
         )
 
     def stop(self) -> None:
+        """SIGTERM the group, wait 5 s, SIGKILL the group (also children that outlived the server)."""
         process, self.process = self.process, None
-        if process is None or process.poll() is not None:
+        if process is None:
             return
-        _signal_group(process.pid, signal.SIGTERM)
-        try:
+        if process.poll() is None:
+            _signal_group(process.pid, signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=5)
+        _signal_group(process.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            _signal_group(process.pid, signal.SIGKILL)
-            process.wait(timeout=5)
+        REAPER.release(process.pid)
 
 
 def _free_port() -> int:
@@ -149,10 +166,14 @@ def _signal_group(pid: int, sig: signal.Signals) -> None:
 class AppiumHost:
     """The worker's Appium server connection and its sessions by platform."""
 
-    def __init__(self, settings: AppiumSettings, log_dir: Path, worker: str = "main") -> None:
+    def __init__(
+        self, settings: AppiumSettings, log_dir: Path, worker: str = "main", lease_dir: Path | None = None
+    ) -> None:
         self.settings = settings
         self.log_dir = log_dir
         self.worker = worker
+        #: Pool devices this worker leased (one per pooled profile, for the whole session).
+        self.pools = DevicePools(lease_dir, worker)
         self._server: LocalAppiumServer | None = None
         self._sessions: dict[str, Any] = {}
         self._failures: dict[str, DriverError] = {}
@@ -167,33 +188,51 @@ class AppiumHost:
             self._server.start()
         return self._server.url
 
-    def new_driver(self, platform: str, capabilities: Mapping[str, Any]) -> MobileDriver:
-        """A driver on the platform's session (a new one when sessions are per trail)."""
-        if platform in self._failures:
-            raise DriverError(str(self._failures[platform]))
-        if self.settings.fresh_session:
-            return MobileDriver(self._create(platform, capabilities), platform, owns_session=True)
-        if platform not in self._sessions:
-            try:
-                self._sessions[platform] = self._create(platform, capabilities)
-            except DriverError as exc:
-                self._failures[platform] = exc
-                raise
-        return MobileDriver(self._sessions[platform], platform, owns_session=False)
+    def new_driver(
+        self, platform: str, capabilities: Mapping[str, Any], profile: DeviceProfile | None = None
+    ) -> MobileDriver:
+        """A driver on the device's session (a new one when sessions are per trail).
 
-    def _create(self, platform: str, capabilities: Mapping[str, Any]) -> Any:
+        Sessions are kept per device profile (the platform's name without profiles).
+        """
+        profile = profile or DeviceProfile(platform, platform)
+        key, form = profile.name, profile.form_factor
+        if key in self._failures:
+            raise DriverError(str(self._failures[key]))
+        if self.settings.fresh_session:
+            session = self._create(profile, capabilities)
+            return MobileDriver(session, platform, owns_session=True, form_factor=form)
+        if key not in self._sessions:
+            try:
+                self._sessions[key] = self._create(profile, capabilities)
+            except DriverError as exc:
+                self._failures[key] = exc
+                raise
+        return MobileDriver(self._sessions[key], platform, owns_session=False, form_factor=form)
+
+    def _create(self, profile: DeviceProfile, capabilities: Mapping[str, Any]) -> Any:
+        """A session on the profile's device: its pool device's URL, the profile's, or the run's."""
         from appium import webdriver
         from appium.options.common import AppiumOptions
         from appium.webdriver.client_config import AppiumClientConfig
 
-        url = self.url
+        device = self.pools.device(profile)
+        url = (device.url if device else None) or profile.url or self.url
+        capabilities = {**capabilities, **(device.capabilities if device else {})}
+        address, user, password = split_credentials(url.rstrip("/"))
         options = AppiumOptions()
-        options.load_capabilities(dict(capabilities))
-        config = AppiumClientConfig(remote_server_addr=url, timeout=self.settings.connect_timeout_s)
+        options.load_capabilities(capabilities)
+        config = AppiumClientConfig(
+            remote_server_addr=address,
+            username=user,
+            password=password,
+            timeout=self.settings.connect_timeout_s,
+        )
         try:
-            return webdriver.Remote(url, options=options, client_config=config)
+            return webdriver.Remote(address, options=options, client_config=config)
         except Exception as exc:
-            raise DriverError(session_failure(url, platform, capabilities, exc)) from None
+            shown = shown_capabilities(capabilities)
+            raise DriverError(session_failure(shown_url(url), profile.name, shown, exc)) from None
 
     def close(self) -> None:
         try:
@@ -202,6 +241,7 @@ class AppiumHost:
                     session.quit()
         finally:
             self._sessions.clear()
+            self.pools.release()
             if self._server is not None:
                 self._server.stop()
                 self._server = None
@@ -228,12 +268,16 @@ def session_failure(url: str, platform: str, capabilities: Mapping[str, Any], ex
     )
 
 
-class MobileDriver:
+class MobileDriver(DeviceCommands):
     """One trail's view of a platform's Appium session."""
 
-    def __init__(self, session: Any, platform: str, *, owns_session: bool) -> None:
+    def __init__(
+        self, session: Any, platform: str, *, owns_session: bool, form_factor: str | None = None
+    ) -> None:
         self.session = session
         self.platform = platform
+        #: The device type a device profile declares (``tablet``); None: the window size decides.
+        self.form_factor = form_factor
         self.driver_key = driver_key(platform)
         self.owns_session = owns_session
         self.focused_xpath: str | None = None
@@ -260,7 +304,7 @@ class MobileDriver:
         else:
             dpi = _number(caps.get("deviceScreenDensity"))
             density = dpi / 160 if dpi else None
-        return DeviceInfo(self.platform, self.driver_key, width, height, density)
+        return DeviceInfo(self.platform, self.driver_key, width, height, density, self.form_factor)
 
     def hierarchy(self) -> str:
         return self.command("read the page source", lambda: self.session.page_source)
@@ -288,7 +332,8 @@ class MobileDriver:
         except InvalidSessionIdException as exc:
             raise DriverError(f"the Appium session is gone ({_first(exc)})") from None
         except WebDriverException as exc:
-            raise ToolFailure(f"the Appium server could not {what}: {_first(exc)}") from None
+            answer = _first(exc)
+            raise ToolFailure(f"the Appium server could not {what}: {answer}{_fix_for(answer)}") from None
 
     def execute(self, script: str, args: Mapping[str, Any]) -> Any:
         return self.command(f"run `{script}`", lambda: self.session.execute_script(script, dict(args)))
@@ -313,9 +358,10 @@ class MobileDriver:
         deadline = time.monotonic() + timeout_s
         while True:
             found = self.find(selector)
-            if bool(found) == present or time.monotonic() >= deadline:
+            remaining = deadline - time.monotonic()
+            if bool(found) == present or remaining <= 0:
                 return found
-            time.sleep(POLL_S)
+            time.sleep(min(POLL_S, remaining))  # the last look lands on the deadline, not after it
 
     def element(self, node: Node) -> Any:
         from selenium.webdriver.common.by import By
@@ -397,74 +443,27 @@ class MobileDriver:
         if keep:
             self.command("type into the focused field", lambda: field_.send_keys(keep))
 
-    # -- device and app ------------------------------------------------------------------------------
-    def hide_keyboard(self) -> None:
-        self.command("hide the keyboard (mobile: hideKeyboard)", self.session.hide_keyboard)
-
-    def press_key(self, key: str) -> None:
-        if self.platform == "android":
-            code = ANDROID_KEYCODES[key]
-            self.command(
-                f"press {key} (mobile: pressKey, keycode {code})", lambda: self.session.press_keycode(code)
-            )
-        elif key == "HOME":
-            self.execute("mobile: pressButton", {"name": "home"})
-        elif key == "BACK":
-            self.back()
-        elif key in IOS_KEYS:
-            self.type_text(IOS_KEYS[key])
-        else:
-            raise ToolFailure(f"iOS has no {key} key")
-
-    def back(self) -> None:
-        if self.platform == "android":
-            self.command("go back (W3C back)", self.session.back)
-        else:  # iOS has no back button: swipe in from the left edge, as Maestro does
-            width, height = self.screen_size()
-            self.swipe((1, height // 2), (width * 2 // 3, height // 2), duration_ms=300)
-
-    def launch_app(self, app_id: str, mode: str) -> str:
-        """REINSTALL starts from a clean state, FORCE_RESTART stops then starts, RESUME only starts."""
-        note = ""
-        if self.platform == "ios" and app_id.startswith("com.apple.") and mode == "REINSTALL":
-            mode = "FORCE_RESTART"  # system apps cannot be reinstalled
-        if mode == "REINSTALL" and self.platform == "android":
-            self.command(
-                f"clear the data of {app_id} (mobile: clearApp)",
-                lambda: self.session.execute_script("mobile: clearApp", {"appId": app_id}),
-            )
-        elif mode == "REINSTALL":
-            note = self._reinstall_ios(app_id)
-        if mode in ("REINSTALL", "FORCE_RESTART"):
-            self.command(f"stop {app_id} (mobile: terminateApp)", lambda: self.session.terminate_app(app_id))
-        self.command(f"start {app_id} (mobile: activateApp)", lambda: self.session.activate_app(app_id))
-        return f"launched {app_id} ({mode}){note}"
-
-    def _reinstall_ios(self, app_id: str) -> str:
-        """iOS has no 'clear data': remove the app and install it again from the session's ``appium:app``."""
-        caps = dict(getattr(self.session, "capabilities", {}) or {})
-        app = caps.get("app") or caps.get("appium:app")
-        if not app:
-            return (
-                "; not reinstalled: the session has no appium:app to install from, so the app was restarted"
-            )
-        self.command(f"remove {app_id} (mobile: removeApp)", lambda: self.session.remove_app(app_id))
-        self.command(f"install {app} (mobile: installApp)", lambda: self.session.install_app(app))
-        return f"; reinstalled from {app}"
-
-    def open_url(self, url: str) -> None:
-        self.execute("mobile: deepLink", {"url": url})
-
-    def installed_apps(self) -> list[str]:
-        apps = self.execute("mobile: listApps", {})
-        return sorted(apps if isinstance(apps, list) else (apps or {}).keys())
-
 
 def _number(value: Any) -> float | None:
     try:
         return float(value) if value is not None else None
     except (TypeError, ValueError):
         return None
+
+
+_INSECURE = re.compile(r"insecure feature '([\w:-]+)'")
+
+
+def _fix_for(answer: str) -> str:
+    """The way out of the refusals a user can fix: commands the server keeps behind a flag."""
+    found = _INSECURE.search(answer)
+    if found is None:
+        return ""
+    feature = found.group(1).rsplit(":", 1)[-1]
+    return (
+        f"\n  fix: start the Appium server with --allow-insecure='*:{feature}' (the server keeps "
+        f"{feature} off unless allowed; Appium 3 wants the driver prefix, `*:` allows it for every driver)"
+    )
 
 
 def _first(exc: BaseException) -> str:

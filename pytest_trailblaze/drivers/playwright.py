@@ -1,215 +1,109 @@
-"""The web driver: one Playwright browser per worker, a fresh context and page per trail.
+"""The web driver: a trail's browser context and page, and the element resolution of U§4.8.
 
-Element lookup follows U§4.8 exactly (``css=`` refs, ``eN`` snapshot ids, ARIA descriptors,
-``nodeSelector.web`` OR'd with the ref, a 10 s attach wait). Two choices keep replay close to
-raw Playwright speed without changing what a trail means:
+The browser itself (launch, contexts) is ``browser.py``. Element lookup follows U§4.8 exactly
+(``locators.py``: ``css=`` refs, ``eN`` snapshot ids, ARIA descriptors, ``nodeSelector.web`` OR'd
+with the ref, a 10 s attach wait). Two choices keep replay close to raw Playwright speed without
+changing what a trail means:
 
 * the attach wait and the action share one round trip: the action runs with the attach budget
   first, and only when it times out do we ask whether the element exists at all (not found →
-  the "No element found" failure; found but not actionable → the action gets its full timeout);
+  the "No element found" failure; found but refusing the action → the rest of the action
+  timeout, then Playwright's reason, such as a modal that intercepts pointer events);
 * the post-action settle is event-driven: network activity is tracked from Playwright's own
-  events, so an action that started no request costs nothing, while one that navigated waits for
+  events (``network.py``, which also keeps the trail's requests for ``web_assertNetworkEvent``),
+  so an action that started no request costs nothing, while one that navigated waits for
   ``load`` (10 s cap) and one that started requests waits for them to drain (5 s cap) plus a
   quiet window.
+
+A driver knows the Playwright loop its objects belong to (``loopstate.py``): ``active()`` marks it
+on the thread for a block and puts the previous mark back, which the plugin does around each
+trail so that nothing of Playwright's stays marked between tests.
 """
 
 from __future__ import annotations
 
 import re
-import shutil
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ..core.context import DeviceInfo
-from ..core.errors import DriverError, FatalToolError, ToolFailure, first_line
-from . import aria
+from ..core.errors import FatalToolError, ToolFailure, first_line
+from .browser import (
+    CHROMIUM_FLAGS,
+    NO_ANIMATIONS,
+    BrowserHost,
+    BrowserOptions,
+    find_system_chromium,
+    prepare_context,
+)
+from .locators import ElementLocators
+from .loopstate import PlaywrightLoop
+from .network import CapturedRequest, NetworkCapture, NetworkTracker
+
+__all__ = [
+    "CHROMIUM_FLAGS",
+    "NO_ANIMATIONS",
+    "BrowserHost",
+    "BrowserOptions",
+    "WebDriver",
+    "find_system_chromium",
+    "resolve_url",
+]
 
 T = TypeVar("T")
 
-CHROMIUM_FLAGS = (
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-)
-SYSTEM_CHROMIUM = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 ATTACH_TIMEOUT_MS = 10_000
 NAVIGATION_SETTLE_MS = 10_000
 DRAIN_SETTLE_MS = 5_000
-TRACKED_RESOURCES = frozenset({"document", "stylesheet", "script", "xhr", "fetch"})
-FALLBACK_ROLES = (
-    "textbox",
-    "searchbox",
-    "combobox",
-    "button",
-    "link",
-    "checkbox",
-    "radio",
-    "tab",
-    "menuitem",
-    "option",
-)
-NO_ANIMATIONS = """(() => {
-  const css = '*,*::before,*::after{animation-duration:0s!important;animation-delay:0s!important;' +
-              'transition-duration:0s!important;transition-delay:0s!important;caret-color:transparent!important}';
-  const add = () => { const s = document.createElement('style'); s.textContent = css;
-                      (document.head || document.documentElement).appendChild(s); };
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', add); else add();
-})();"""
+REQUEST_POLL_MS = 250
 
 
-@dataclass(frozen=True)
-class BrowserOptions:
-    """How to obtain a browser; resolved once from options, ini and fixtures."""
-
-    browser: str = "chromium"
-    headed: bool = False
-    executable_path: str | None = None
-    launch_args: tuple[str, ...] = ()
-    connect: str | None = None
-    viewport: tuple[int, int] = (1280, 800)
-    action_timeout_ms: int = 30_000
-    navigation_timeout_ms: int = 30_000
-    settle_quiet_ms: int = 500
-    extra_launch: Mapping[str, Any] = field(default_factory=dict)
-
-
-def find_system_chromium() -> str | None:
-    """Debian's (or any distro's) Chromium on PATH, for machines without Playwright's own build."""
-    for name in SYSTEM_CHROMIUM:
-        found = shutil.which(name)
-        if found:
-            return found
-    return "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
-
-
-class BrowserHost:
-    """Starts Playwright and one browser on first use; stops both at the end of the session."""
-
-    def __init__(self, options: BrowserOptions) -> None:
-        self.options = options
-        self._playwright: Any = None
-        self._browser: Any = None
-        self._failure: DriverError | None = None
-
-    @property
-    def browser(self) -> Any:
-        """The browser, started on first use; a failed start is reported again, not retried."""
-        if self._failure is not None:
-            raise DriverError(str(self._failure))
-        if self._browser is None:
-            try:
-                self._browser = self._start()
-            except DriverError as exc:
-                self._failure = exc
-                raise
-        return self._browser
-
-    def launch_kwargs(self) -> dict[str, Any]:
-        """Launch arguments; a missing Playwright Chromium falls back to the system one."""
-        opts = self.options
-        kwargs: dict[str, Any] = {"headless": not opts.headed, **dict(opts.extra_launch)}
-        args = list(opts.launch_args)
-        if opts.browser == "chromium":
-            args = [*CHROMIUM_FLAGS, *args]
-        if args:
-            kwargs["args"] = args
-        if opts.executable_path:
-            kwargs["executable_path"] = opts.executable_path
-        return kwargs
-
-    def _start(self) -> Any:
-        from playwright.sync_api import Error, sync_playwright
-
-        self._playwright = sync_playwright().start()
-        browser_type = getattr(self._playwright, self.options.browser)
-        try:
-            if self.options.connect:
-                return browser_type.connect(self.options.connect)
-            kwargs = self.launch_kwargs()
-            if "executable_path" not in kwargs and self.options.browser == "chromium":
-                bundled = Path(browser_type.executable_path)
-                if not bundled.exists():
-                    kwargs["executable_path"] = find_system_chromium() or str(bundled)
-            return browser_type.launch(**kwargs)
-        except Error as exc:
-            self.close()
-            raise DriverError(self._start_failure(exc)) from None
-
-    def _start_failure(self, exc: Exception) -> str:
-        first = first_line(exc)
-        if self.options.connect:
-            return (
-                f"could not connect to the browser at {self.options.connect}: {first}\n"
-                f"  fix: start a Playwright browser server there, or drop --trailblaze-connect"
-            )
-        return (
-            f"could not start {self.options.browser}: {first}\n"
-            f"  fix: install Chromium (Debian: apt-get install chromium) or pass "
-            f"--trailblaze-browser-path /path/to/browser"
-        )
-
-    def new_driver(
-        self, base_dir: Path | None = None, context_args: Mapping[str, Any] | None = None
-    ) -> WebDriver:
-        width, height = self.options.viewport
-        args = {"viewport": {"width": width, "height": height}, **dict(context_args or {})}
-        context = self.browser.new_context(**args)
-        context.set_default_timeout(self.options.action_timeout_ms)
-        context.set_default_navigation_timeout(self.options.navigation_timeout_ms)
-        context.add_init_script(NO_ANIMATIONS)
-        return WebDriver(context, context.new_page(), self.options)
-
-    def close(self) -> None:
-        browser, playwright = self._browser, self._playwright
-        self._browser = self._playwright = None
-        try:
-            if browser is not None:
-                browser.close()
-        finally:
-            if playwright is not None:
-                playwright.stop()
-
-
-class NetworkTracker:
-    """Counts requests that matter for settling, from Playwright's page events."""
-
-    def __init__(self, page: Any) -> None:
-        self.page = page
-        self.pending: set[Any] = set()
-        self.started = 0
-        self.navigations = 0
-        page.on("request", self._started)
-        page.on("requestfinished", self._ended)
-        page.on("requestfailed", self._ended)
-
-    def _started(self, request: Any) -> None:
-        if request.resource_type not in TRACKED_RESOURCES:
-            return
-        self.pending.add(request)
-        self.started += 1
-        if request.is_navigation_request() and request.frame == self.page.main_frame:
-            self.navigations += 1
-
-    def _ended(self, request: Any) -> None:
-        self.pending.discard(request)
-
-
-class WebDriver:
+class WebDriver(ElementLocators):
     """One trail's browser context and page, and the element resolution of U§4.8."""
 
     platform = "web"
     driver_key = "playwright-native"
 
-    def __init__(self, context: Any, page: Any, options: BrowserOptions) -> None:
+    def __init__(
+        self,
+        context: Any,
+        page: Any,
+        options: BrowserOptions,
+        loop: PlaywrightLoop | None = None,
+        *,
+        owned: bool = True,
+    ) -> None:
         self.context = context
         self.page = page
         self.options = options
+        #: The loop of the Playwright instance that made ``context`` (see ``loopstate.py``).
+        self.playwright_loop = loop or PlaywrightLoop.current()
+        #: Whether closing the trail closes the context (a handed-in context stays with its owner).
+        self.owned = owned
         self.network = NetworkTracker(page)
+        self.network_log = NetworkCapture(context)
+
+    @classmethod
+    def handed(cls, context: Any, options: BrowserOptions) -> WebDriver:
+        """A driver over a context the user handed in (``trailblaze_browser_context``).
+
+        It gets the trail settings and runs in its first page (a new one if it has none); the
+        loop marked now is the one of the Playwright that made it, since making it was a sync
+        call on this thread. Closing the trail leaves the context to its owner.
+        """
+        loop = PlaywrightLoop.current()
+        prepare_context(context, options)
+        page = context.pages[0] if context.pages else context.new_page()
+        return cls(context, page, options, loop, owned=False)
+
+    @contextmanager
+    def active(self) -> Iterator[None]:
+        """This driver's Playwright loop marked for the block; the thread's mark put back after."""
+        with self.playwright_loop.active():
+            yield
 
     # -- the driver protocol ----------------------------------------------------------------
     def device_info(self) -> DeviceInfo:
@@ -221,17 +115,30 @@ class WebDriver:
 
     def screenshot(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.page.screenshot(path=str(path))
+        with self.active():
+            self.page.screenshot(path=str(path))
         return path
 
     def hierarchy(self) -> str:
-        return self.page.locator(":root").aria_snapshot()
+        with self.active():
+            return self.page.locator(":root").aria_snapshot()
 
     def sleep(self, seconds: float) -> None:
         self.page.wait_for_timeout(seconds * 1000)
 
     def close(self) -> None:
-        self.context.close()
+        """Close the trail's context; a context whose browser or driver is gone is closed already.
+
+        A handed-in context stays open for its owner, without this trail's listeners.
+        """
+        from playwright.sync_api import Error
+
+        with self.active(), suppress(Error):
+            if self.owned:
+                self.context.close()
+            else:
+                self.network.detach()
+                self.network_log.detach()
 
     # -- settle -------------------------------------------------------------------------------
     def perform(self, action: Callable[[], T], *, flush: bool = True) -> T:
@@ -276,50 +183,73 @@ class WebDriver:
         except Error:
             return  # a page still loading is not a failure of the action that started it
 
-    # -- element resolution (U§4.8) -----------------------------------------------------------
-    def locate(self, ref: str | None, node_selector: Mapping[str, Any] | None) -> tuple[Any, str]:
-        """The locator for a ref and/or nodeSelector, and a description for messages."""
-        node = self._node_locator(node_selector) if node_selector else None
-        ref_text = (ref or "").strip()
-        by_ref = self._ref_locator(ref_text, required=node is None) if ref_text else None
-        if node is None and by_ref is None:
-            raise ToolFailure(
-                "Element ref is required: give `ref` (css=..., eN or an ARIA descriptor) "
-                "or a usable `nodeSelector.web`"
-            )
-        described = " or ".join(
-            d for d in (describe_selector(node_selector) if node is not None else "", ref_text) if d
-        )
-        if node is not None and by_ref is not None:
-            return node.or_(by_ref), described
-        return (node if node is not None else by_ref), described
+    # -- network capture (web_assertNetworkEvent) ---------------------------------------------
+    def find_request(self, event_name: str, timeout_ms: int) -> CapturedRequest | None:
+        """The first request this trail's pages sent that mentions ``event_name`` (URL or body).
 
+        Polls until ``timeout_ms`` so a check right after an action sees a beacon the page sends a
+        moment later; one full scan always runs, so 0 checks once. Playwright delivers events
+        only during a call, hence the round trip before the first scan.
+        """
+        self._flush()
+        deadline = time.monotonic() + timeout_ms / 1000
+        found, start = self.network_log.search(event_name)
+        while found is None and (left_s := deadline - time.monotonic()) > 0:
+            self.page.wait_for_timeout(min(REQUEST_POLL_MS, left_s * 1000))
+            found, start = self.network_log.search(event_name, start)
+        return found
+
+    # -- acting on elements (U§4.8) -----------------------------------------------------------
     def act(self, locator: Any, described: str, action: Callable[[Any, float], T]) -> T:
         """Run ``action(locator, timeout)`` with the attach wait folded into its first attempt.
 
-        A first attempt gets the attach budget (10 s). If it times out before acting, either no
-        element exists ("No element found") or it exists but is not actionable yet, and the action
-        gets its full timeout. A timeout after the action was done (a navigation that is slow to
-        commit) is not retried: the settle waits for the page instead.
+        The first attempt's budget is the attach wait (10 s, or the action timeout if shorter).
+        When it times out before acting: an element that never appeared is "No element found"
+        (once the attach wait is over); one that was there but refused the action (covered by a
+        modal, disabled, hidden) gets the rest of the action timeout and then fails with
+        Playwright's reason; one that appeared only at the end gets the full action timeout. A
+        timeout after the action was done (a navigation slow to commit) is not retried: the settle
+        waits for the page instead.
         """
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+        first = min(ATTACH_TIMEOUT_MS, self.options.action_timeout_ms)
         try:
-            return self._guarded(lambda: self.perform(lambda: action(locator, ATTACH_TIMEOUT_MS)), described)
+            return self._guarded(lambda: self.perform(lambda: action(locator, first)), described)
         except PlaywrightTimeout as exc:
             if _action_done(exc):
                 self._settle(navigated=True)
                 return None  # type: ignore[return-value]
-            if locator.count() == 0:
-                raise ToolFailure(
-                    f"No element found matching {described} (waited {ATTACH_TIMEOUT_MS // 1000} s)"
-                ) from None
+            budget = self._second_budget(locator, described, exc, first)
         try:
-            return self._guarded(
-                lambda: self.perform(lambda: action(locator, self.options.action_timeout_ms)), described
-            )
+            return self._guarded(lambda: self.perform(lambda: action(locator, budget)), described)
         except PlaywrightTimeout as exc:
-            raise ToolFailure(f"{described}: {first_line(exc)}") from None
+            raise ToolFailure(_refused(described, exc, first + budget)) from None
+
+    def _second_budget(self, locator: Any, described: str, exc: Exception, first: int) -> int:
+        """How long the action may still try after a first attempt that timed out before acting."""
+        timeout = self.options.action_timeout_ms
+        if _resolved(exc):  # the element was there all along and refused the action
+            if timeout <= first:
+                raise ToolFailure(_refused(described, exc, first)) from None
+            return timeout - first
+        if locator.count() == 0 and not self._attached_within(locator, ATTACH_TIMEOUT_MS - first):
+            raise ToolFailure(
+                f"No element found matching {described} (waited {ATTACH_TIMEOUT_MS // 1000} s)"
+            ) from None
+        return timeout
+
+    def _attached_within(self, locator: Any, timeout_ms: int) -> bool:
+        """Whether an element of the locator attaches within ``timeout_ms`` (the attach wait's rest)."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        if timeout_ms <= 0:
+            return False
+        try:
+            self._guarded(lambda: locator.first.wait_for(state="attached", timeout=timeout_ms), "")
+        except PlaywrightTimeout:
+            return False
+        return True
 
     def _guarded(self, call: Callable[[], T], described: str) -> T:
         """Playwright errors other than timeouts become tool failures (or fatal, if the page is gone)."""
@@ -334,68 +264,6 @@ class WebDriver:
             if _page_gone(exc):
                 raise FatalToolError(f"the browser page is gone: {first_line(exc)}") from None
             raise ToolFailure(f"{described}: {first_line(exc)}") from None
-
-    def _ref_locator(self, ref: str, *, required: bool) -> Any:
-        if ref.startswith("css="):
-            return self.page.locator(ref)
-        element = aria.element_id(ref)
-        if element is not None:
-            return self._element_locator(element, required=required)
-        return self.by_descriptor(aria.parse_descriptor(ref))
-
-    def _element_locator(self, element: str, *, required: bool) -> Any:
-        numbered = aria.number_elements(self.hierarchy())
-        found = numbered.get(element)
-        if found is None:
-            if not required:
-                return None
-            last = f"e1..e{len(numbered)}" if numbered else "no elements"
-            raise ToolFailure(f"element id {element} is not on the current page (it has {last})")
-        if found.from_text:  # the snapshot collapsed the text's whitespace; the DOM did not
-            words = r"\s+".join(re.escape(word) for word in (found.name or "").split())
-            exact = re.compile(rf"^\s*{words}\s*$")
-            return self.page.get_by_role(found.role).filter(has_text=exact).nth(found.nth)
-        return self.by_role(found.role, found.name).nth(found.nth)
-
-    def by_role(self, role: str, name: str | None) -> Any:
-        if name:
-            return self.page.get_by_role(role, name=name, exact=True)
-        return self.page.get_by_role(role)
-
-    def by_descriptor(self, descriptor: aria.Descriptor) -> Any:
-        """``role "Name"`` exactly; otherwise the fallback ladder of U§4.8."""
-        if descriptor.quoted or (descriptor.name is None and descriptor.role != "generic"):
-            return self.by_role(descriptor.role or "generic", descriptor.name)
-        if descriptor.role != "generic":
-            direct = self.by_role(descriptor.role, descriptor.name)
-            if direct.count():
-                return direct
-        text = descriptor.text
-        for role in FALLBACK_ROLES:
-            candidate = self.by_role(role, text)
-            if candidate.count():
-                return candidate
-        label = self.page.get_by_label(text, exact=True)
-        return label if label.count() else self.page.get_by_text(text)
-
-    def _node_locator(self, selector: Mapping[str, Any]) -> Any:
-        """The readiness locator of a ``nodeSelector.web``; None for selectors it cannot express."""
-        web = selector.get("web") if isinstance(selector, Mapping) else None
-        if not isinstance(web, Mapping):
-            return None
-        locator = None
-        if web.get("cssSelector"):
-            locator = self.page.locator(f"css={web['cssSelector']}")
-        elif web.get("dataTestId"):
-            locator = self.page.locator(f'[data-testid="{web["dataTestId"]}"]')
-        elif web.get("ariaRole"):
-            name = aria.literal_name(web["ariaNameRegex"]) if web.get("ariaNameRegex") else None
-            role = web["ariaRole"]
-            text = f'{role} "{name}"' if name else role
-            locator = self.by_descriptor(aria.parse_descriptor(text))
-        if locator is not None and web.get("nthIndex") is not None:
-            locator = locator.nth(int(web["nthIndex"]))
-        return locator
 
     # -- navigation ---------------------------------------------------------------------------
     def resolve_url(self, url: str, trail_dir: Path | None) -> str:
@@ -425,16 +293,30 @@ def _split_suffix(text: str) -> tuple[str, str, str]:
     return text[:cut], text[cut], text[cut + 1 :]
 
 
-def describe_selector(selector: Mapping[str, Any] | None) -> str:
-    web = (selector or {}).get("web") or {}
-    parts = [f"{k}={v!r}" for k, v in web.items()]
-    return f"nodeSelector.web({', '.join(parts)})" if parts else ""
-
-
 def _action_done(exc: BaseException) -> bool:
     """Whether a timed-out action had already acted (Playwright's call log says so)."""
     log = str(exc)
     return "action done" in log or "waiting for scheduled navigations" in log
+
+
+_REFUSAL = re.compile(
+    r"^\s*-\s+(.*?(?:intercepts pointer events|element is not [a-z]+|element is outside of the viewport"
+    r"|element was detached from the DOM).*)$",
+    re.MULTILINE,
+)
+
+
+def _resolved(exc: BaseException) -> bool:
+    """Whether a timed-out action had found its element (Playwright's call log says so)."""
+    return "locator resolved to" in str(exc)
+
+
+def _refused(described: str, exc: BaseException, waited_ms: int) -> str:
+    """``css=#pay: Locator.click timed out after 30 s: <dialog open> intercepts pointer events``."""
+    action = first_line(exc).split(":", 1)[0]
+    reasons = _REFUSAL.findall(str(exc))
+    because = f": {reasons[-1].strip()}" if reasons else ""
+    return f"{described}: {action} timed out after {waited_ms / 1000:g} s{because}"
 
 
 def _page_gone(exc: BaseException) -> bool:

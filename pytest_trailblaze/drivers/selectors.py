@@ -38,7 +38,27 @@ class Node:
     height: int = 0
     parent: Node | None = None
     children: list[Node] = field(default_factory=list)
-    xpath: str = ""
+    #: 1-based position among the parent's children of the same tag (0 for the root).
+    position: int = 0
+
+    @property
+    def xpath(self) -> str:
+        """The exact XPath of this element in its page source (built on demand: only taps need it)."""
+        steps = [n.tag if n.parent is None else f"{n.tag}[{n.position}]" for n in (self, *self.ancestors())]
+        return "/" + "/".join(reversed(steps))
+
+    def index_path(self) -> list[int]:
+        """Child indexes from the root down to this element (``[]`` for the root), as upstream counts."""
+        path, node = [], self
+        while node.parent is not None:
+            path.append(next(i for i, child in enumerate(node.parent.children) if child is node))
+            node = node.parent
+        return path[::-1]
+
+    @property
+    def has_bounds(self) -> bool:
+        """Whether the page source says where the element is (some elements have no rectangle)."""
+        return _has_bounds(self)
 
     @property
     def right(self) -> int:
@@ -68,7 +88,7 @@ class Node:
     def visible(self) -> bool:
         """Shown on screen: not marked invisible, and with an area."""
         marked = self.flag("displayed", "visible")
-        return marked is not False and ((self.width > 0 and self.height > 0) or not _has_bounds(self))
+        return marked is not False and ((self.width > 0 and self.height > 0) or not self.has_bounds)
 
     def descendants(self) -> Iterator[Node]:
         for child in self.children:
@@ -98,25 +118,37 @@ def _has_bounds(node: Node) -> bool:
 
 
 def parse_hierarchy(xml: str) -> list[Node]:
-    """Every element of a page source, in document order (the root first)."""
+    """Every element of a page source, in document order (the root first).
+
+    The last source parsed is remembered: polls and consecutive tools often read a screen that
+    did not change, and the same text always gives the same (read-only) nodes.
+    """
+    cached = _LAST_PARSE
+    if cached and cached[0] == xml:
+        return cached[1]
     try:
         root = ElementTree.fromstring(xml)
     except ElementTree.ParseError as exc:
         raise ValueError(f"the page source is not valid XML: {exc}") from None
     nodes: list[Node] = []
 
-    def visit(element: ElementTree.Element, parent: Node | None, path: str) -> None:
-        node = Node(element.tag, dict(element.attrib), *_rect(element.attrib), parent=parent, xpath=path)
+    def visit(element: ElementTree.Element, parent: Node | None, position: int) -> None:
+        attrs = element.attrib
+        node = Node(element.tag, attrs, *_rect(attrs), parent=parent, position=position)
         nodes.append(node)
         if parent is not None:
             parent.children.append(node)
         counts: dict[str, int] = {}
         for child in element:
             counts[child.tag] = counts.get(child.tag, 0) + 1
-            visit(child, node, f"{path}/{child.tag}[{counts[child.tag]}]")
+            visit(child, node, counts[child.tag])
 
-    visit(root, None, f"/{root.tag}")
+    visit(root, None, 0)
+    _LAST_PARSE[:] = (xml, nodes)
     return nodes
+
+
+_LAST_PARSE: list[Any] = []
 
 
 def _rect(attrs: Mapping[str, str]) -> tuple[int, int, int, int]:
@@ -300,26 +332,40 @@ class _Resolution:
     """One selector resolved over one hierarchy.
 
     A relation's anchors (``below: {...}``) are the same for every candidate node, so they are
-    found once per resolution instead of once per candidate.
+    found once per resolution instead of once per candidate; so is each selector's list of checks.
     """
 
     def __init__(self, nodes: list[Node]) -> None:
         self.nodes = nodes
         self._anchors: dict[int, list[Node]] = {}
+        self._checks: dict[int, list[tuple[Any, Any, Any]]] = {}
 
     def matches(self, node: Node, selector: Mapping[str, Any]) -> bool:
-        for key, value in selector.items():
-            if value is None or key == "index":
-                continue
-            if key in DIALECTS:
-                matchers = DIALECTS[key]
-                if not all(matchers[f](node, v) for f, v in value.items() if v is not None and f in matchers):
+        for matcher, key, value in self._checks_of(selector):
+            if matcher is not None:
+                if not matcher(node, value):
                     return False
             elif key in UNSUPPORTED:
                 raise SelectorError(f"a `{key}` selector cannot be resolved on a mobile view hierarchy")
             elif not self._relation(key, value, node):
                 return False
         return True
+
+    def _checks_of(self, selector: Mapping[str, Any]) -> list[tuple[Any, Any, Any]]:
+        """The selector's tests in its order: (matcher, field, wanted), or (None, key, value) for the rest."""
+        checks = self._checks.get(id(selector))
+        if checks is None:
+            checks = []
+            for key, value in selector.items():
+                if value is None or key == "index":
+                    continue
+                if key in DIALECTS:
+                    found = DIALECTS[key]
+                    checks += [(found[f], f, v) for f, v in value.items() if v is not None and f in found]
+                else:
+                    checks.append((None, key, value))
+            self._checks[id(selector)] = checks
+        return checks
 
     def _relation(self, key: str, value: Any, node: Node) -> bool:
         if key == "containsDescendants":

@@ -1,10 +1,12 @@
 """One MCP server process and the official SDK's ``ClientSession`` over its stdio.
 
-This module runs inside the background event loop (see ``portal.py``). The process is spawned
-here, in its own process group, so that shutdown can follow the contract exactly (close stdin,
-wait 5 s, SIGTERM the group, wait 2 s, SIGKILL the group, reap) and a crash can be reported
+This module runs inside the background event loop (``Portal`` in ``server.py``). The process is
+spawned here, in its own process group, so that shutdown can follow the contract exactly (close
+stdin, wait 5 s, SIGTERM the group, wait 2 s, SIGKILL the group, reap) and a crash can be reported
 with its exit code. The SDK does the protocol; this module only frames its messages on the
-pipes, one JSON-RPC message per line, with the SDK's own message types.
+pipes, one JSON-RPC message per line, with the SDK's own message types. A stdout line that is
+not JSON-RPC is the server's mistake, not a message: it ends the handshake at once, or, later,
+is kept in the server's log (see ``ServerConnection._not_protocol``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import os
 import signal
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,8 @@ from anyio.streams.text import TextReceiveStream
 from mcp import ClientSession
 from mcp.shared.message import SessionMessage
 
+from ..core.masking import Masker
+from ..core.reaper import REAPER
 from .launch import LaunchSpec
 
 STDERR_TAIL = 64
@@ -35,8 +39,12 @@ REAP_S = 2.0
 class ServerConnection:
     """A running server: its process, its SDK session, its stderr tail."""
 
-    def __init__(self, launch: LaunchSpec, env: dict[str, str], log_path: Path, version: str) -> None:
+    def __init__(
+        self, launch: LaunchSpec, env: dict[str, str], log_path: Path, version: str, masker: Masker
+    ) -> None:
         self.launch = launch
+        #: Every line the server writes passes it before the tail or the log file keeps it.
+        self.masker = masker
         self.env = env
         self.log_path = log_path
         self.version = version
@@ -45,6 +53,14 @@ class ServerConnection:
         self.session: ClientSession | None = None
         self._stop: anyio.Event | None = None
         self.handshake_timed_out = False
+        #: A call was cancelled (Ctrl-C, SIGTERM, a timeout) before the server answered it.
+        self.abandoned_call = False
+        #: The first stdout line that was not JSON-RPC (masked), and whether it ended the handshake.
+        self.stdout_junk: str | None = None
+        self.junk_ended_handshake = False
+        #: The start-up phase a junk line ends; None once ``initialize`` is answered.
+        self._handshake: anyio.CancelScope | None = None
+        self._answered = False
 
     async def run(self, handshake_timeout: float, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
         """Spawn, initialize under a watchdog, list tools, then serve until ``stop``."""
@@ -53,13 +69,14 @@ class ServerConnection:
         process = await anyio.open_process(
             list(self.launch.argv), cwd=self.launch.cwd, env=self.env, start_new_session=True
         )
+        REAPER.watch(process.pid)  # the group dies with this process even if no teardown runs
         self.process = process
         started = False
         try:
             async with anyio.create_task_group() as group:
                 group.start_soon(self._pump_stderr, process)
                 async with (
-                    _line_transport(process) as (read, write),
+                    _line_transport(process, self._not_protocol) as (read, write),
                     ClientSession(
                         read,
                         write,
@@ -67,13 +84,7 @@ class ServerConnection:
                         logging_callback=self._log_notification,
                     ) as session,
                 ):
-                    try:
-                        with anyio.fail_after(handshake_timeout):
-                            await session.initialize()
-                            tools = await _list_all_tools(session)
-                    except TimeoutError:
-                        self.handshake_timed_out = True
-                        raise
+                    tools = await self._handshake_with(session, handshake_timeout)
                     self.session = session
                     started = True
                     task_status.started(tools)
@@ -81,18 +92,37 @@ class ServerConnection:
                 group.cancel_scope.cancel()
         finally:
             with anyio.CancelScope(shield=True):
-                await self._terminate(process, graceful=started)
+                # A server busy with a call nobody waits for any more gets no 5 s for a clean exit.
+                await self._terminate(process, graceful=started and not self.abandoned_call)
+
+    async def _handshake_with(self, session: ClientSession, timeout: float) -> list[types.Tool]:
+        """``initialize`` and ``tools/list`` under the watchdog; output that is not JSON-RPC
+        before ``initialize`` is answered ends the handshake at once (see ``_not_protocol``)."""
+        try:
+            with anyio.CancelScope() as self._handshake, anyio.fail_after(timeout):
+                if self.junk_ended_handshake:  # written before this scope existed
+                    self._handshake.cancel()
+                await session.initialize()
+                self._handshake, self._answered = None, True
+                return await _list_all_tools(session)
+        except TimeoutError:
+            self.handshake_timed_out = True
+            raise
+        raise NotProtocolError(self.stdout_junk or "")
 
     async def stop(self) -> None:
         if self._stop is not None:
             self._stop.set()
 
-    async def call(self, name: str, arguments: dict[str, Any], timeout: float) -> types.CallToolResult:
+    async def call(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        """One ``tools/call``; the caller bounds it (``Portal.run``'s timeout cancels it)."""
         if self.session is None:
             raise RuntimeError("the server session is not running")
-        with anyio.fail_after(timeout):
-            result = await self.session.call_tool(name, arguments)
-        return result  # type: ignore[return-value]
+        try:
+            return await self.session.call_tool(name, arguments)  # type: ignore[return-value]
+        except anyio.get_cancelled_exc_class():
+            self.abandoned_call = True
+            raise
 
     async def wait_exit(self, timeout: float) -> int | None:
         """The exit code once the process has died (waiting up to ``timeout``), else None."""
@@ -121,20 +151,41 @@ class ServerConnection:
         await _wait_exit(process, REAP_S)
         with suppress(Exception):
             await process.aclose()
+        REAPER.release(process.pid)
 
     async def _pump_stderr(self, process: Process) -> None:
         if process.stderr is None:
             return
         with self.log_path.open("a", encoding="utf-8") as log, suppress(Exception):
             async for lines in _complete_lines(process.stderr):
-                for line in lines:
+                for line in map(self.masker.text, lines):
                     self.tail.append(line)
                     log.write(line + "\n")
                 log.flush()
 
+    def note(self, line: str) -> None:
+        """Add a line of ours about the server to its tail and log (masked)."""
+        line = self.masker.text(line)
+        self.tail.append(line)
+        with self.log_path.open("a", encoding="utf-8") as log:
+            log.write(line + "\n")
+
+    def _not_protocol(self, line: str) -> None:
+        """A stdout line that is not JSON-RPC. Before ``initialize`` is answered the stream is
+        clearly not the protocol: the handshake ends at once instead of at its timeout. Later
+        (a stray ``print`` in a tool) the line is kept in the log and tail, and the session goes on."""
+        shown = self.masker.text(line.rstrip("\r"))
+        if self.stdout_junk is None:
+            self.stdout_junk = shown
+        self.note(f"[stdout, not JSON-RPC] {shown}")
+        if not self._answered:
+            self.junk_ended_handshake = True
+            if self._handshake is not None:
+                self._handshake.cancel()
+
     async def _log_notification(self, params: Any) -> None:
         """``notifications/message`` from the server (ctx.log) go to the same log as its stderr."""
-        line = f"[{getattr(params, 'level', 'info')}] {getattr(params, 'data', params)}"
+        line = self.masker.text(f"[{getattr(params, 'level', 'info')}] {getattr(params, 'data', params)}")
         self.tail.append(line)
         with self.log_path.open("a", encoding="utf-8") as log:
             log.write(line + "\n")
@@ -163,8 +214,13 @@ async def _list_all_tools(session: ClientSession) -> list[types.Tool]:
 
 
 @asynccontextmanager
-async def _line_transport(process: Process) -> AsyncIterator[tuple[Any, Any]]:
-    """The SDK's message streams over the process pipes, one JSON-RPC message per line."""
+async def _line_transport(
+    process: Process, not_protocol: Callable[[str], None]
+) -> AsyncIterator[tuple[Any, Any]]:
+    """The SDK's message streams over the process pipes, one JSON-RPC message per line.
+
+    A line that is not a JSON-RPC message goes to ``not_protocol``, not to the SDK (which would
+    drop it without a word)."""
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
 
@@ -174,8 +230,13 @@ async def _line_transport(process: Process) -> AsyncIterator[tuple[Any, Any]]:
             with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
                 async for lines in _complete_lines(process.stdout):
                     for line in lines:
-                        if line.strip():
-                            await read_writer.send(_parse(line))
+                        if not line.strip():
+                            continue
+                        message = _parse(line)
+                        if message is None:
+                            not_protocol(line)
+                        else:
+                            await read_writer.send(message)
 
     async def writer() -> None:
         assert process.stdin is not None
@@ -194,11 +255,16 @@ async def _line_transport(process: Process) -> AsyncIterator[tuple[Any, Any]]:
             group.cancel_scope.cancel()
 
 
-def _parse(line: str) -> SessionMessage | Exception:
+def _parse(line: str) -> SessionMessage | None:
+    """The JSON-RPC message on ``line``, or None when the line is something else."""
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
-    except ValueError as exc:
-        return exc
+    except ValueError:
+        return None
+
+
+class NotProtocolError(Exception):
+    """The server wrote something other than JSON-RPC on stdout before answering ``initialize``."""
 
 
 async def _wait_exit(process: Process, timeout: float) -> bool:

@@ -2,13 +2,15 @@
 
 ``script:`` entries pick a runtime from the file type: ``.py`` runs on this Python, ``.ts`` on
 bun when it is on PATH, else on node through tsx (from ``node_modules/.bin`` above the script, or
-PATH); ``.js`` / ``.mjs`` on bun, else node. ``command:`` entries run as written. Relative paths
+PATH); ``.js`` / ``.mjs`` on bun, else node, also inside an installed npm package (dependencies
+are looked up as Node does, up the folders). ``command:`` entries run as written. Relative paths
 resolve against the folder of the file that declares the server.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
 import sys
@@ -97,7 +99,10 @@ def _absolute(path: Path) -> Path:
 
 
 def script_argv(script: Path) -> tuple[str, ...]:
-    suffix = script.suffix
+    """The command line for a script; a link without a suffix (``node_modules/.bin/mcp-server-x``)
+    runs as the file it points to."""
+    real = Path(os.path.realpath(script))
+    suffix = script.suffix or real.suffix
     if suffix == ".py":
         return (sys.executable, str(script))
     if suffix not in SCRIPT_SUFFIXES:
@@ -105,14 +110,14 @@ def script_argv(script: Path) -> tuple[str, ...]:
             f"MCP server script {script.name}: unknown script type '{suffix}'\n"
             f"  fix: use a .py, .ts, .js or .mjs script, or `command:` with `args:`"
         )
-    _require_node_modules(script)
+    _require_dependencies(real)
     bun = find_bun()
     if bun:
         return (bun, "run", str(script))
     node = shutil.which("node")
     if suffix in (".js", ".mjs", ".cjs") and node:
         return (node, str(script))
-    tsx = find_tsx(script.parent)
+    tsx = find_tsx(real.parent)
     if tsx is None or node is None:
         raise ConfigurationError(NO_TS_RUNTIME)
     return (tsx, str(script))
@@ -133,13 +138,32 @@ def find_tsx(start: Path) -> str | None:
     return shutil.which("tsx")
 
 
-def _require_node_modules(script: Path) -> None:
-    """The nearest package.json above a script must have its node_modules installed."""
-    for folder in (script.parent, *script.parent.parents):
-        if (folder / "package.json").is_file():
-            if not (folder / "node_modules").is_dir():
-                raise ConfigurationError(
-                    f"MCP server script {script}: {folder / 'package.json'} has no node_modules next to it\n"
-                    f"  fix: run `npm ci` (or `npm install`) in {folder}"
-                )
-            return
+def _require_dependencies(script: Path) -> None:
+    """The dependencies of the package a script belongs to must be installed, found as Node finds
+    them: in ``node_modules`` of the package's folder or of any folder above it. So a script of an
+    npm-installed package (``node_modules/@scope/server/dist/index.js``, its dependencies hoisted
+    to the ``node_modules`` it sits in) runs, and a project nobody ran ``npm ci`` in says so."""
+    package = next(
+        (f for f in (script.parent, *script.parent.parents) if (f / "package.json").is_file()), None
+    )
+    if package is None:
+        return
+    manifest = package / "package.json"
+    try:
+        declared = json.loads(manifest.read_text(encoding="utf-8")).get("dependencies") or {}
+    except (ValueError, OSError, AttributeError) as exc:
+        raise ConfigurationError(
+            f"MCP server script {script}: {manifest} cannot be read: {exc}\n  fix: make it valid JSON"
+        ) from None
+    missing = [name for name in declared if not _node_resolves(package, name)]
+    if missing:
+        raise ConfigurationError(
+            f"MCP server script {script}: {manifest} needs {', '.join(sorted(missing))}, "
+            f"installed in no node_modules folder at or above {package}\n"
+            f"  fix: run `npm ci` (or `npm install`) in {package}"
+        )
+
+
+def _node_resolves(start: Path, package: str) -> bool:
+    """True when Node would find ``package`` from ``start``: ``node_modules/<package>`` there or above."""
+    return any((folder / "node_modules" / package).is_dir() for folder in (start, *start.parents))

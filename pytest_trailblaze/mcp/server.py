@@ -9,6 +9,7 @@ died under a call is a ``FatalToolError`` with its exit code and last stderr lin
 
 from __future__ import annotations
 
+import _thread
 import asyncio
 import itertools
 import os
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import FatalToolError, ToolFailure, ToolServerError, first_line
+from ..core.masking import Masker
 from ..core.tooldef import ToolResult
 from .launch import LaunchSpec
 
@@ -26,6 +28,8 @@ if TYPE_CHECKING:
 
 DEFAULT_HANDSHAKE_S = 60.0
 DEFAULT_CALL_S = 60.0
+#: How much of a non-JSON-RPC stdout line a start-up error quotes.
+JUNK_QUOTE = 200
 _session_numbers = itertools.count(1)
 
 
@@ -57,14 +61,35 @@ class Portal:
                 self._portal = self._manager.__enter__()
             return self._portal
 
-    def run(self, function: Any, *args: Any) -> Any:
+    def run(self, function: Any, *args: Any, timeout: float | None = None) -> Any:
         """Await ``function(*args)`` in the loop and return its result: the hot path of tool calls.
 
-        ``asyncio.run_coroutine_threadsafe`` crosses threads with less machinery than the portal's
-        own ``call``; anyio's primitives work the same in a plain task of its asyncio backend.
+        One task in the loop and one plain lock to wait on: ``asyncio.run_coroutine_threadsafe``
+        (a concurrent future, its condition and chained callbacks) cost a tenth of a fast call,
+        the portal's own ``call`` more. anyio's primitives work the same in a plain asyncio task.
+        Past ``timeout``, or when the wait is interrupted (Ctrl-C), the task is cancelled and the
+        error raised here: ``TimeoutError`` for the timeout.
         """
         loop = self._loop()
-        return asyncio.run_coroutine_threadsafe(function(*args), loop).result()
+        done = _thread.allocate_lock()
+        done.acquire()
+        box: list[asyncio.Task[Any]] = []
+
+        def start() -> None:
+            task = loop.create_task(function(*args))
+            box.append(task)
+            task.add_done_callback(lambda _: done.release())
+
+        loop.call_soon_threadsafe(start)
+        try:
+            finished = done.acquire(timeout=-1 if timeout is None else timeout)
+        except BaseException:
+            loop.call_soon_threadsafe(lambda: box[0].cancel())
+            raise
+        if not finished:
+            loop.call_soon_threadsafe(lambda: box[0].cancel())
+            raise TimeoutError(f"no answer within {timeout:g} s")
+        return box[0].result()
 
     def _loop(self) -> asyncio.AbstractEventLoop:
         if self._event_loop is None:
@@ -72,9 +97,13 @@ class Portal:
         return self._event_loop
 
     def close(self) -> None:
+        """Stop the loop; a server still starting (its start was interrupted by Ctrl-C) is cancelled,
+        which kills its process group, instead of being waited for until its handshake times out."""
         with self._lock:
-            manager, self._manager, self._portal, self._event_loop = self._manager, None, None, None
+            manager, portal = self._manager, self._portal
+            self._manager, self._portal, self._event_loop = None, None, None
         if manager is not None:
+            portal.call(portal.stop, True)
             manager.__exit__(None, None, None)
 
 
@@ -90,6 +119,7 @@ class McpServer:
         log_path: Path,
         handshake_timeout: float = DEFAULT_HANDSHAKE_S,
         call_timeout: float = DEFAULT_CALL_S,
+        masker: Masker | None = None,
     ) -> None:
         from .. import __version__
         from .connection import ServerConnection  # the SDK loads only when a server is used
@@ -98,7 +128,9 @@ class McpServer:
         self.portal = portal
         self.handshake_timeout = handshake_timeout
         self.call_timeout = call_timeout
-        self.connection = ServerConnection(launch, launch.environment(device_env), log_path, __version__)
+        self.connection = ServerConnection(
+            launch, launch.environment(device_env), log_path, __version__, masker or Masker()
+        )
         self.tools: list[types.Tool] = []
         self.broken: str | None = None
         self._future: Any = None
@@ -113,26 +145,40 @@ class McpServer:
         try:
             self._future, self.tools = portal.start_task(self.connection.run, self.handshake_timeout)
         except Exception as exc:  # anyio may wrap the cause in a group: the connection knows what happened
-            if self.connection.handshake_timed_out:
-                wait = f"{self.handshake_timeout:g} s"
-                self.broken = self._describe(f"did not answer `initialize` within {wait}; it was killed")
-            else:
-                code = portal.call(self.connection.wait_exit, 2.0)
-                what = (
-                    f"exited with code {code} during start-up"
-                    if code is not None
-                    else f"failed to start: {exc}"
-                )
-                self.broken = self._describe(what)
+            self.broken = self._start_failure(exc)
             raise ToolServerError(self.broken) from None
         return self.tools
 
+    def _start_failure(self, exc: Exception) -> str:
+        """Why the server did not start, from what its connection saw."""
+        connection = self.connection
+        if connection.junk_ended_handshake:
+            junk = connection.stdout_junk or ""
+            quoted = junk if len(junk) <= JUNK_QUOTE else junk[:JUNK_QUOTE] + "..."
+            return self._describe(
+                "wrote non-JSON-RPC output on stdout instead of answering `initialize`; it was stopped\n"
+                f"  first line: {quoted!r}",
+                fix="an MCP server over stdio writes only JSON-RPC messages on stdout: "
+                "send banners, logs and prints to stderr",
+            )
+        if connection.handshake_timed_out:
+            wait = f"{self.handshake_timeout:g} s"
+            return self._describe(f"did not answer `initialize` within {wait}; it was killed")
+        code = self.portal.get().call(connection.wait_exit, 2.0)
+        return self._describe(
+            f"exited with code {code} during start-up" if code is not None else f"failed to start: {exc}"
+        )
+
     def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         """Call a tool; map the SDK's answer (or the server's death) to a result or an error."""
+        return to_result(self.call_result(name, arguments))
+
+    def call_result(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        """Call a tool: the SDK's answer as it came, or an error (a timeout, the server's death)."""
         if self.broken:
             raise FatalToolError(self.broken, tool=name)
         try:
-            result = self.portal.run(self.connection.call, name, arguments, self.call_timeout)
+            result = self.portal.run(self.connection.call, name, arguments, timeout=self.call_timeout)
         except TimeoutError:
             self.portal.get().call(self.connection.kill)
             self.broken = self._describe(
@@ -149,7 +195,7 @@ class McpServer:
             raise ToolFailure(
                 f"MCP server {self.name}: tool '{name}' failed: {first_line(exc)}", tool=name
             ) from None
-        return to_result(result)
+        return result
 
     def stop(self) -> None:
         """Shut the server down (close stdin, 5 s, SIGTERM, 2 s, SIGKILL) and wait for it."""
@@ -162,7 +208,7 @@ class McpServer:
         except Exception:  # the process is reaped in the connection's own finally block
             return
 
-    def _describe(self, what: str, *, exit_code: int | None = None) -> str:
+    def _describe(self, what: str, *, exit_code: int | None = None, fix: str = "") -> str:
         lines = [f"MCP server {self.name} {what}", f"  command: {' '.join(self.launch.argv)}"]
         if exit_code is not None:
             lines.append(f"  exit code: {exit_code}")
@@ -171,6 +217,8 @@ class McpServer:
             lines.append("  stderr (last lines):")
             lines.extend(f"    {line}" for line in tail)
         lines.append(f"  log: {self.connection.log_path}")
+        if fix:
+            lines.append(f"  fix: {fix}")
         return "\n".join(lines)
 
 

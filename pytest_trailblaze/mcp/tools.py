@@ -12,12 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..core.arguments import ArgumentIssue, is_finite, schema_issues
 from ..core.errors import Problem, ToolArgumentError
 from ..core.model import SourceSpan
 from ..core.naming import check_tool_name
 from ..core.tooldef import Tool, ToolDescriptor, ToolResult
 from .context import CONTEXT_ARG
-from .server import McpServer
+from .results import memory_writes
+from .server import McpServer, to_result
 
 
 def _strings(value: Any) -> list[str] | None:
@@ -73,42 +75,52 @@ class McpTool(Tool):
         return _flag(self.meta, "trailblaze/requiresContext", False)
 
     def validate(self, args: Mapping[str, Any]) -> dict[str, Any]:
-        """Check arguments against the advertised JSON Schema before the call."""
+        """Check arguments against the advertised JSON Schema before the call; NaN and infinity
+        are refused too (JSON cannot carry them, and the call would fail inside the client)."""
+        validator = self._schema_validator()
+        if validator.is_valid(args) and is_finite(args):
+            return dict(args)
+        issues = schema_issues(validator, args)
+        if issues:
+            problems = "; ".join(issue.message for issue in issues)
+            raise ToolArgumentError(f"invalid arguments for '{self.name}': {problems}", tool=self.name)
+        return dict(args)
+
+    def argument_issues(self, args: Mapping[str, Any]) -> list[ArgumentIssue]:
+        """What ``validate`` refuses, one issue per problem, with paths like ``entities[0].entityType``."""
+        return schema_issues(self._schema_validator(), args)
+
+    def _schema_validator(self) -> Any:
         if self._validator is None:
             from jsonschema import Draft202012Validator
 
             self._validator = Draft202012Validator(self.schema)
-        errors = sorted(self._validator.iter_errors(dict(args)), key=lambda e: list(e.path))
-        if errors:
-            problems = "; ".join(_describe(e) for e in errors)
-            raise ToolArgumentError(f"invalid arguments for '{self.name}': {problems}", tool=self.name)
-        return dict(args)
+        return self._validator
 
     def invoke(self, ctx: Any, validated: dict[str, Any]) -> ToolResult:
+        """Call with ``_trailblazeContext``; a successful result's memory writes reach the trail."""
         context = {"memory": ctx.memory.public(), "device": ctx.device.as_context()}
-        return self.server.call(self.name, {**validated, CONTEXT_ARG: context})
+        result = self.server.call_result(self.name, {**validated, CONTEXT_ARG: context})
+        if result.meta and not result.is_error:
+            writes = memory_writes(result.meta)
+            writes.apply(ctx.memory)
+            for skipped in writes.skipped:
+                self.server.connection.note(f"[{self.name}] ignored {skipped}")
+        return to_result(result)
 
 
-def naming_findings(tools: list[McpTool], declared_at: SourceSpan) -> list[Problem]:
-    """The naming convention applied to advertised names as advice (servers name their own tools),
-    reported at the target that declares the servers."""
+def naming_findings(tools: list[McpTool], declared_at: SourceSpan, *, strict: bool = False) -> list[Problem]:
+    """The naming convention applied to advertised names, reported at the target that declares the
+    servers: advice (servers name their own tools), errors in strict mode (``--trailblaze-strict``
+    for pytest, ``--strict`` for ``trailblaze check``), the same way in both."""
     return [
         Problem(
             declared_at,
             f"{tool.descriptor.source}: {finding.what}",
             why=finding.why,
             fix=finding.fix,
-            severity="warning",
+            severity="error" if strict else "warning",
         )
         for tool in tools
         for finding in check_tool_name(tool.name)
     ]
-
-
-def _describe(error: Any) -> str:
-    where = ".".join(str(p) for p in error.path)
-    if error.validator == "required":
-        return error.message.replace("is a required property", "is a required argument")
-    if error.validator == "additionalProperties":
-        return error.message
-    return f"argument '{where}': {error.message}" if where else error.message

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..core.context import DeviceInfo
 from ..core.errors import ConfigurationError, ToolServerError
+from ..core.masking import Masker
 from ..workspace.model import Target
 from .launch import resolve_server
 from .server import McpServer, Portal, new_session_id
@@ -34,9 +35,17 @@ class McpToolsets:
     """Every MCP server this worker started, by session scope."""
 
     def __init__(
-        self, log_dir: Path, *, handshake_timeout: float, call_timeout: float, worker: str = "main"
+        self,
+        log_dir: Path,
+        *,
+        handshake_timeout: float,
+        call_timeout: float,
+        worker: str = "main",
+        masker: Masker | None = None,
     ) -> None:
         self.log_dir = log_dir
+        #: Masks the run's secrets in what servers write to their logs and stderr tails.
+        self.masker = masker or Masker()
         self.handshake_timeout = handshake_timeout
         self.call_timeout = call_timeout
         self.worker = worker
@@ -89,6 +98,7 @@ class McpToolsets:
             log_path=log_path,
             handshake_timeout=self.handshake_timeout,
             call_timeout=self.call_timeout,
+            masker=self.masker,
         )
         server.start()
         return server

@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 
 from ..core.devices import PLATFORMS
-from . import collection, fixtures, hookspecs, reporting
+from . import agent, collection, devices, evidence, evidence_options, fixtures, hookspecs, reporting, signals
 from .options import SETTINGS_KEY, add_options, resolve_settings
+from .run_report import RunReport
 from .session import CATALOG_KEY, ToolCatalog
 
 
@@ -20,19 +21,28 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
+    agent.add_options(parser)
+    evidence_options.add_options(parser)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[SETTINGS_KEY] = resolve_settings(config)
+    config.stash[evidence_options.EVIDENCE_KEY] = evidence_options.resolve(config)
     for platform in PLATFORMS:
         config.addinivalue_line("markers", f"{platform}: trail items that run on the {platform} platform")
     config.addinivalue_line(
         "markers", "trailblaze(target, trail_id, driver, platform, tags): facts about a trail item"
     )
-    for module, name in ((collection, "collection"), (fixtures, "fixtures"), (reporting, "reporting")):
+    plugins = {"collection": collection, "fixtures": fixtures, "reporting": reporting, "signals": signals}
+    plugins["agent"] = agent
+    plugins["evidence"] = evidence
+    plugins["devices"] = devices
+    for name, module in plugins.items():
         if not config.pluginmanager.is_registered(module):
             config.pluginmanager.register(module, f"trailblaze-{name}")
+    if not config.pluginmanager.has_plugin("trailblaze-run-report"):
+        config.pluginmanager.register(RunReport(config), "trailblaze-run-report")
     catalog = ToolCatalog()
     config.stash[CATALOG_KEY] = catalog
     config.hook.pytest_trailblaze_register_tools.call_historic(kwargs={"registry": catalog, "config": config})

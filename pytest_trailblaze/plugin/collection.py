@@ -7,7 +7,7 @@ Everything here is pure parsing; no browser, device or subprocess is started.
 
 from __future__ import annotations
 
-import re
+import os
 import warnings
 from fnmatch import fnmatch
 from pathlib import Path
@@ -16,14 +16,20 @@ from typing import Any
 import pytest
 
 from ..core.devices import NATIVE_DRIVERS, PLATFORMS, driver_type, platform_of
-from ..core.errors import ConfigurationError, Problem, TrailblazeError, TrailLoadError
+from ..core.errors import ConfigurationError, Problem, StepFailure, TrailblazeError, TrailLoadError
 from ..core.lineage import resolve
-from ..core.loader import classifier_from_filename, load_trail
+from ..core.loader import classifier_from_filename, load_trail, script_problems
 from ..core.memory import bind_args
 from ..core.model import Trail
+from ..core.staticcheck import path_problem
 from ..tools import builtin_tools
-from ..workspace import Target, Workspace, WorkspaceLoader, find_config_dir, trail_target
+from ..workspace import Target, Workspace, WorkspaceLoader, code_roots, find_config_dir, trail_target
+from .checks import static_problems
+from .devices import item_devices, mark_device
+from .failures import failing_line, failure_repr, step_assertion
+from .masking import masker_of
 from .options import SETTINGS_KEY, Settings
+from .tags import read_before, register_all_tags, register_tag
 
 DECLARED_ARGS_KEY = pytest.StashKey[set[str]]()
 PIN_NOTES_KEY = pytest.StashKey[dict[str, set[str]]]()
@@ -37,8 +43,57 @@ NO_DRIVER = {
 
 
 def run_trail_item(trailblaze_run: Any) -> None:
-    """Replay the trail's steps (its trailhead already ran during setup)."""
-    trailblaze_run.run_steps()
+    """Replay the trail's steps (its trailhead already ran during setup).
+
+    A failed step fails the test as a plain ``AssertionError`` (see ``failures``).
+    """
+    try:
+        trailblaze_run.run_steps()
+    except StepFailure as exc:
+        raise step_assertion(exc, trailblaze_run.runner.failed, trailblaze_run.masker) from exc
+
+
+def is_trail_name(name: str, settings: Settings) -> bool:
+    return name != "trailblaze.yaml" and any(fnmatch(name, pattern) for pattern in settings.patterns)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """A folder named like a trail file is an error, not a folder to walk (see ``path_problem``)."""
+    if is_trail_name(path.name, parent.config.stash[SETTINGS_KEY]):
+        return TrailPathError.from_parent(parent, path=path)
+    return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Any:
+    """pytest's directory walk skips broken links in silence; a trail-named one becomes an error."""
+    report = yield
+    if isinstance(collector, pytest.Directory) and report.passed:
+        report.result.extend(broken_trail_links(collector))
+    return report
+
+
+def broken_trail_links(directory: pytest.Directory) -> list[pytest.Collector]:
+    settings = directory.config.stash[SETTINGS_KEY]
+    found: list[pytest.Collector] = []
+    with os.scandir(directory.path) as entries:
+        for entry in entries:
+            if not entry.is_symlink() or entry.is_file() or entry.is_dir():
+                continue
+            path = Path(entry.path)
+            ignored = directory.ihook.pytest_ignore_collect(collection_path=path, config=directory.config)
+            if is_trail_name(entry.name, settings) and not ignored:
+                found.append(TrailPathError.from_parent(directory, path=path))
+    return sorted(found, key=lambda node: node.path.name)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session: pytest.Session) -> None:
+    """Register every trail tag as a marker before any test module is imported (see ``tags``);
+    an xdist controller collects nothing, its workers do this themselves."""
+    if not session.config.pluginmanager.has_plugin("dsession"):
+        register_all_tags(session.config, lambda path: display_path(path, session.config))
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -56,22 +111,38 @@ class TrailFile(pytest.File):
 
     def collect(self) -> list[TrailItem]:
         settings = self.config.stash[SETTINGS_KEY]
-        trail = load_trail(self.path, display_path=display_path(self.path, self.config))
+        trail = read_before(self.config, self.path) or load_trail(
+            self.path, display_path=display_path(self.path, self.config)
+        )
         workspace = workspace_for(self.config, self.path)
-        target = resolve_target(trail, workspace)
+        target, unknown_target = trail_target(trail, workspace)
+        platforms = item_platforms(trail, settings)
+        problems = [unknown_target] if unknown_target else []
+        problems += static_problems(self.config, trail, workspace, target, platforms)
+        config_dir = workspace.config_dir if workspace else None
+        code = code_roots(self.config.rootpath, config_dir, settings.allow_outside_code)
+        problems += script_problems(trail, self.path.parent, code)
+        if problems:
+            raise TrailLoadError(problems)
         self.config.stash.setdefault(DECLARED_ARGS_KEY, set()).update(trail.config.args)
         try:
             bind_args(trail.config.args, settings.args_for(trail.config.args))
         except ConfigurationError as exc:
             raise ConfigurationError(f"{trail.path}: the trail's args cannot be bound:\n{exc}") from None
-        base = trail_name(trail, self.path, self.config.rootpath)
+        base = masker_of(self.config).name(trail_name(trail, self.path, self.config.rootpath))
         items = []
-        for platform in item_platforms(trail, settings):
+        for platform, device in item_devices(platforms, settings):
             item = TrailItem.from_parent(
-                self, name=f"{base}[{platform}]", callobj=run_trail_item, trail=trail, platform=platform
+                self,
+                name=f"{base}[{device or platform}]",
+                callobj=run_trail_item,
+                trail=trail,
+                platform=platform,
+                device=device,
             )
             item.workspace, item.target = workspace, target
             mark_item(item, trail, platform, settings)
+            mark_device(item, trail, settings)
             items.append(item)
         return items
 
@@ -81,24 +152,48 @@ class TrailFile(pytest.File):
         return super().repr_failure(excinfo)
 
 
-class TrailItem(pytest.Function):
-    """One trail on one platform."""
+class TrailPathError(TrailFile):
+    """A path named like a trail file that is not a readable file: a broken link or a folder."""
 
-    def __init__(self, *, trail: Trail, platform: str, **kwargs: Any) -> None:
+    def collect(self) -> list[TrailItem]:
+        settings = self.config.stash[SETTINGS_KEY]
+        pattern = next((p for p in settings.patterns if fnmatch(self.path.name, p)), self.path.name)
+        problem = path_problem(self.path, pattern, shown=display_path(self.path, self.config))
+        raise TrailLoadError([problem] if problem else [])
+
+
+class TrailItem(pytest.Function):
+    """One trail on one platform (and device, when the capabilities file names devices)."""
+
+    def __init__(self, *, trail: Trail, platform: str, device: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.trail = trail
         self.platform = platform
-        self.trail_id = trail.config.id or self.name.rsplit("[", 1)[0]
+        #: The device profile (``android-tablet``) of the item, or None for the platform's default.
+        self.device = device
+        self.trail_id = self.name.rsplit("[", 1)[0]  # config.id, or the path, with secrets masked
         self.workspace: Workspace | None = None
         self.target: Target | None = None
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        line = self.trail.span.line - 1 if self.trail.span else 0
-        return self.path, line, self.name
+        """The trail's file and line: the failing step's line once a step has failed."""
+        line = self.failed_step_line() or (self.trail.span.line if self.trail.span else 1)
+        return self.path, line - 1, self.name
+
+    def failed_step_line(self, error: BaseException | None = None) -> int | None:
+        runner = getattr(self.funcargs.get("trailblaze_run"), "runner", None)
+        failed = getattr(runner, "failed", None)
+        if error is not None:
+            return failing_line(error, failed)
+        return failed.step.span.line if failed is not None else None
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
-        if isinstance(excinfo.value, TrailblazeError) and not self.config.stash[SETTINGS_KEY].full_trace:
-            return str(excinfo.value)
+        """A failure of ours reads as the trail's text with a crash line (see ``failures``)."""
+        if not self.config.stash[SETTINGS_KEY].full_trace:
+            line = self.failed_step_line(excinfo.value) or self.reportinfo()[1] + 1
+            shown = failure_repr(excinfo.value, self.trail.path, line, self.config.option.tbstyle)
+            if shown is not None:
+                return shown
         return super().repr_failure(excinfo)
 
 
@@ -128,7 +223,11 @@ def workspace_for(config: pytest.Config, path: Path) -> Workspace | None:
         return None
     loader = config.stash.get(WORKSPACES_KEY, None)
     if loader is None:
-        loader = WorkspaceLoader(builtin_names=(t.name for t in builtin_tools()), strict=settings.strict)
+        loader = WorkspaceLoader(
+            builtin_names=(t.name for t in builtin_tools()),
+            strict=settings.strict,
+            allow_outside_code=settings.allow_outside_code,
+        )
         config.stash[WORKSPACES_KEY] = loader
     fresh = not loader.is_loaded(config_dir)
     workspace = loader.load(config_dir)
@@ -138,14 +237,6 @@ def workspace_for(config: pytest.Config, path: Path) -> Workspace | None:
     if workspace.errors:
         raise TrailLoadError(workspace.errors)
     return workspace
-
-
-def resolve_target(trail: Trail, workspace: Workspace | None) -> Target | None:
-    """The target ``config.target`` (or the workspace default) names; unknown names are errors."""
-    target, unknown = trail_target(trail, workspace)
-    if unknown is not None:
-        raise TrailLoadError([unknown])
-    return target
 
 
 def display_path(path: Path, config: pytest.Config) -> str:
@@ -203,24 +294,6 @@ def mark_item(item: TrailItem, trail: Trail, platform: str, settings: Settings) 
     reason = skip_reason(trail, platform)
     if reason:
         item.add_marker(pytest.mark.skip(reason=reason))
-
-
-def register_tag(config: pytest.Config, tag: str) -> str:
-    """Tags become markers; characters a ``-m`` expression cannot hold turn into ``_``.
-
-    pytest marker names may not start with ``_`` or a digit, so such tags get a ``tag_`` prefix.
-    """
-    name = re.sub(r"\W", "_", tag.strip())
-    if not name or name[0] == "_" or name[0].isdigit():
-        name = f"tag_{name.lstrip('_')}"
-    known = config.stash.setdefault(_TAGS_KEY, set())
-    if name not in known:
-        known.add(name)
-        config.addinivalue_line("markers", f"{name}: trails tagged '{tag}' (config.tags)")
-    return name
-
-
-_TAGS_KEY = pytest.StashKey[set[str]]()
 
 
 def driver_pin(trail: Trail, platform: str, settings: Settings) -> str | None:

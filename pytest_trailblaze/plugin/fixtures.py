@@ -9,18 +9,24 @@ runs the trailhead (``trailblaze_run``).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from ..core.context import DeviceInfo
+from ..core.devices import driver_type
+from ..core.errors import DriverError
 from ..core.memory import Memory
 from ..core.registry import ToolRegistry
 from ..drivers.appium import AppiumHost
-from ..drivers.playwright import BrowserHost, BrowserOptions
+from ..drivers.playwright import BrowserHost, BrowserOptions, WebDriver
 from ..mcp.toolsets import McpToolsets
 from ..workspace import Workspace
+from . import playwright_compat
 from .collection import NO_DRIVER, TrailItem
+from .devices import LEASES_KEY, appium_driver
+from .masking import masker_of
 from .options import SETTINGS_KEY, Settings
 from .session import CATALOG_KEY, SessionRegistries, ToolCatalog, TrailRun, seed_memory
 
@@ -44,15 +50,33 @@ def trailblaze_settings(pytestconfig: pytest.Config) -> Settings:
 
 
 @pytest.fixture(scope="session")
-def trailblaze_browser_options(trailblaze_settings: Settings) -> BrowserOptions:
-    """How the browser is launched; override to change any launch setting."""
-    return trailblaze_settings.browser
+def trailblaze_browser_options(
+    request: pytest.FixtureRequest, trailblaze_settings: Settings
+) -> BrowserOptions:
+    """How the browser is launched; override to change any launch setting.
+
+    With pytest-playwright, its ``--browser``, ``--headed``, ``--browser-channel``, ``--slowmo`` and
+    ``browser_type_launch_args`` fixture apply where ``--trailblaze-*`` options say nothing.
+    """
+    return playwright_compat.browser_options(request, trailblaze_settings.browser)
 
 
 @pytest.fixture(scope="session")
 def trailblaze_browser_context_args() -> Mapping[str, Any]:
     """Extra keyword arguments for ``browser.new_context()`` (locale, permissions, ...)."""
     return {}
+
+
+@pytest.fixture
+def trailblaze_browser_context() -> Any:
+    """A Playwright ``BrowserContext`` to run each web trail in, or None (the default): a fresh
+    context of the trails' own browser.
+
+    Override it to hand trails a context of your own, e.g. pytest-playwright's (its browser, its
+    ``browser_context_args``, its traces and videos): ``def trailblaze_browser_context(context):
+    return context``. The trail runs in its first page and leaves it open to its owner.
+    """
+    return None
 
 
 @pytest.fixture(scope="session")
@@ -67,7 +91,8 @@ def trailblaze_browser(trailblaze_browser_options: BrowserOptions) -> Iterator[B
 
 @pytest.fixture(scope="session")
 def trailblaze_appium_capabilities(trailblaze_settings: Settings) -> Mapping[str, Mapping[str, Any]]:
-    """Appium capabilities by platform (``android``, ``ios``); override to add vendor keys."""
+    """Appium capabilities by device name (``android``, ``ios``, or the profiles of the caps file,
+    like ``android-tablet``); override to add vendor keys."""
     return trailblaze_settings.appium.capabilities
 
 
@@ -75,7 +100,8 @@ def trailblaze_appium_capabilities(trailblaze_settings: Settings) -> Mapping[str
 def trailblaze_appium(request: pytest.FixtureRequest, trailblaze_settings: Settings) -> Iterator[AppiumHost]:
     """The worker's Appium server connection (a local server when asked) and its sessions."""
     worker = _worker_id(request.config)
-    host = AppiumHost(trailblaze_settings.appium, trailblaze_settings.output_dir / "appium-logs", worker)
+    logs = trailblaze_settings.output_dir / "appium-logs"
+    host = AppiumHost(trailblaze_settings.appium, logs, worker, request.config.stash.get(LEASES_KEY, None))
     try:
         yield host
     finally:
@@ -105,6 +131,7 @@ def trailblaze_mcp_toolsets(
         handshake_timeout=trailblaze_settings.mcp_handshake_timeout,
         call_timeout=trailblaze_settings.mcp_call_timeout,
         worker=worker,
+        masker=masker_of(pytestconfig),
     )
     try:
         yield toolsets
@@ -114,38 +141,70 @@ def trailblaze_mcp_toolsets(
 
 @pytest.fixture(scope="session")
 def trailblaze_sessions(
-    pytestconfig: pytest.Config, trailblaze_tool_catalog: ToolCatalog, trailblaze_mcp_toolsets: McpToolsets
+    pytestconfig: pytest.Config,
+    trailblaze_settings: Settings,
+    trailblaze_tool_catalog: ToolCatalog,
+    trailblaze_mcp_toolsets: McpToolsets,
 ) -> SessionRegistries:
     """The worker's tool registries, one per session scope (target, platform, driver, agent mode)."""
-    return SessionRegistries(trailblaze_tool_catalog, pytestconfig.hook, trailblaze_mcp_toolsets)
+    return SessionRegistries(
+        trailblaze_tool_catalog,
+        pytestconfig.hook,
+        trailblaze_mcp_toolsets,
+        strict=trailblaze_settings.strict,
+    )
 
 
 @pytest.fixture
 def trailblaze_driver(request: pytest.FixtureRequest) -> Iterator[Any]:
     """The driver of this trail's platform: a fresh browser context for web."""
     item = _trail_item(request, "trailblaze_driver")
+    if item.platform == "web":
+        yield from _web_driver(request)
+        return
     driver = request.config.hook.pytest_trailblaze_make_driver(platform=item.platform, request=request)
-    if driver is None and item.platform == "web":
-        host: BrowserHost = request.getfixturevalue("trailblaze_browser")
-        driver = host.new_driver(context_args=request.getfixturevalue("trailblaze_browser_context_args"))
-    elif (
-        driver is None
-        and item.platform in ("android", "ios")
-        and request.config.stash[SETTINGS_KEY].appium.configured
-    ):
-        capabilities = request.getfixturevalue("trailblaze_appium_capabilities").get(item.platform)
-        if not capabilities:
-            pytest.skip(
-                f"no Appium capabilities for {item.platform}: add an `{item.platform}:` map to "
-                f"--trailblaze-appium-caps or to the trailblaze_appium_capabilities fixture"
-            )
-        driver = request.getfixturevalue("trailblaze_appium").new_driver(item.platform, capabilities)
+    if driver is None and item.platform in ("android", "ios"):
+        driver = appium_driver(request, item)
     if driver is None:
         pytest.skip(NO_DRIVER.get(item.platform, f"no driver for {item.platform}"))
     try:
         yield driver
     finally:
         driver.close()
+
+
+def _web_driver(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A web trail's driver: a hook's, a handed-in context's, or a fresh context of our browser.
+
+    Playwright's loop is marked on the main thread only while the trail runs: the thread's mark
+    is put back as it was found, so async tests and pytest-playwright's page tests that come
+    later find no loop of ours (see ``drivers/loopstate.py``).
+    """
+    host: BrowserHost = request.getfixturevalue("trailblaze_browser")
+    with host.loop.left_as_found():
+        driver = request.config.hook.pytest_trailblaze_make_driver(platform="web", request=request)
+        if driver is None:
+            driver = _handed_driver(request, host.options)
+        if driver is None:
+            driver = host.new_driver(context_args=request.getfixturevalue("trailblaze_browser_context_args"))
+        try:
+            yield driver
+        finally:
+            driver.close()
+
+
+def _handed_driver(request: pytest.FixtureRequest, options: BrowserOptions) -> WebDriver | None:
+    """A driver over the context ``trailblaze_browser_context`` hands in, if it hands one."""
+    context = request.getfixturevalue("trailblaze_browser_context")
+    if context is None:
+        return None
+    if not (hasattr(context, "new_page") and hasattr(context, "pages")):
+        raise DriverError(
+            f"trailblaze_browser_context returned {type(context).__name__}, not a Playwright "
+            f"BrowserContext\n  fix: return a sync-API BrowserContext (e.g. pytest-playwright's "
+            f"`context` fixture), or None for the trails' own browser"
+        )
+    return WebDriver.handed(context, options)
 
 
 @pytest.fixture
@@ -155,9 +214,23 @@ def trailblaze_workspace(request: pytest.FixtureRequest) -> Workspace | None:
 
 
 @pytest.fixture
-def trailblaze_device_info(trailblaze_driver: Any) -> DeviceInfo:
-    """The measured device (size, density, classifier) of this trail's driver."""
-    return trailblaze_driver.device_info()
+def trailblaze_device_info(trailblaze_driver: Any, trailblaze_settings: Settings) -> DeviceInfo:
+    """The measured device (size, density, classifier) of this trail's driver, reporting the
+    ``--trailblaze-driver`` when that names a driver of its platform."""
+    return reported_device(trailblaze_driver.device_info(), trailblaze_settings.driver_override)
+
+
+def reported_device(device: DeviceInfo, override: str | None) -> DeviceInfo:
+    """The device as the session reports it: the driver ``--trailblaze-driver`` names for its platform.
+
+    The plugin still drives the device with its own driver (Playwright, Appium); the reported
+    driver is what tools, toolsets and MCP servers filtered by driver, the MCP environment and
+    context, and the reports see, so trails and tools written for that upstream driver apply.
+    """
+    kind = driver_type(override) if override else None
+    if kind is None or kind.platform != device.platform or kind.yaml_key == device.driver_key:
+        return device
+    return replace(device, driver_key=kind.yaml_key)
 
 
 @pytest.fixture

@@ -42,7 +42,9 @@ def pytest_trailblaze_agent_step(step: ResolvedStep, context: ToolContext, item:
 
     Return None to decline (the step then fails, or skips with --trailblaze-agent-steps=skip),
     any other value once the step is done; raise ``AssertionError`` when it could not be done.
-    Tools are available through ``context.run(name, args)``.
+    Tools are available through ``context.run(name, args)``. With a model configured
+    (``--trailblaze-llm``) the built-in LLM agent takes the step first; it is also called for a
+    ``step:`` whose recording failed under ``--trailblaze-self-heal`` (``step.heal_cause`` says why).
     """
 
 
@@ -60,3 +62,21 @@ def pytest_trailblaze_tool_error(
     name: str, args: Mapping[str, Any], error: BaseException, context: ToolContext
 ) -> None:
     """Called when a tool call raised (a failed assertion, bad arguments, a broken driver)."""
+
+
+def pytest_trailblaze_before_step(step: ResolvedStep, context: ToolContext, item: pytest.Item) -> None:
+    """Called as each step starts, the trailhead included (``step.step.kind == "trailhead"``).
+
+    ``step.number`` / ``step.total`` place it in the trail; ``step.needs_agent`` says whether an
+    agent does it. Progress lines, step records and the HTML report are built from these hooks.
+    """
+
+
+def pytest_trailblaze_after_step(step: ResolvedStep, context: ToolContext, item: pytest.Item) -> None:
+    """Called when a step passed (a recording replayed, a no-op, or an agent / self-heal did it)."""
+
+
+def pytest_trailblaze_step_error(
+    step: ResolvedStep, context: ToolContext, item: pytest.Item, error: BaseException
+) -> None:
+    """Called when a step failed or was interrupted; ``error`` is what it raised (messages masked)."""

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from ..core.devices import DRIVER_TYPES, driver_type
 from ..core.loader import TRAIL_FILE_PATTERNS
+from ..core.yamlsource import load_value
 from ..drivers.appium import AppiumSettings
 from ..drivers.playwright import BrowserOptions
+from ..drivers.profiles import DeviceProfile, read_profiles
 from ..mcp.server import DEFAULT_CALL_S, handshake_timeout_default
 
 SETTINGS_KEY = pytest.StashKey["Settings"]()
@@ -32,16 +33,17 @@ class Settings:
     output_dir: Path
     browser: BrowserOptions
     memory: Mapping[str, str]
-    secrets: Mapping[str, str]
+    secrets: Mapping[str, str] = field(repr=False)  # never in a repr: tracebacks show locals
     args: Mapping[str, Any]
     agent_steps: str
     default_platform: str
     agent_mode: str
     driver_override: str | None
     full_trace: bool
-    screenshots: str
     config_dir: Path | None
     strict: bool
+    #: Python files named by trails and tool files may lie outside the workspace root.
+    allow_outside_code: bool
     mcp_handshake_timeout: float
     mcp_call_timeout: float
     appium: AppiumSettings
@@ -103,6 +105,13 @@ def add_options(parser: pytest.Parser) -> None:
         help="browser executable; default: Playwright's own, else the system Chromium (/usr/bin/chromium)",
     )
     option(
+        "browser-launch-timeout",
+        "trailblaze_browser_launch_timeout",
+        metavar="SECONDS",
+        help="how long the browser may take to start (or --trailblaze-connect to answer) before the "
+        "web trails fail and it is stopped (default 30)",
+    )
+    option(
         "browser-arg",
         "trailblaze_browser_args",
         ini_type="linelist",
@@ -144,8 +153,9 @@ def add_options(parser: pytest.Parser) -> None:
         "secret",
         action="append",
         default=[],
-        metavar="KEY=VALUE",
-        help="seed a secret memory value, masked in every message and report (repeatable)",
+        metavar="KEY=VALUE|NAME",
+        help="seed a secret memory value, masked in everything the run writes (repeatable); "
+        "a bare NAME takes the value of environment variable NAME",
     )
     option("arg", action="append", default=[], metavar="NAME=VALUE", help="bind a trail arg (repeatable)")
     option("args-file", metavar="FILE", help="YAML or JSON map of trail args (--trailblaze-arg overrides it)")
@@ -170,13 +180,12 @@ def add_options(parser: pytest.Parser) -> None:
         choices=("host", "on-device"),
         help="agent mode of the session; on-device disables tools that need the host",
     )
-    option("driver", metavar="DRIVER", help="driver enum name overriding trail pins, e.g. PLAYWRIGHT_NATIVE")
     option(
-        "screenshots",
-        "trailblaze_screenshots",
-        ini_default="on-failure",
-        choices=("on-failure", "off"),
-        help="take a screenshot when a trail fails (default on-failure)",
+        "driver",
+        metavar="DRIVER",
+        help="the upstream driver the sessions of its platform report (enum name or key, e.g. "
+        "PLAYWRIGHT_ELECTRON): tools, toolsets and MCP servers filtered by driver follow it; "
+        "overrides trail pins",
     )
     option(
         "config-dir",
@@ -193,6 +202,15 @@ def add_options(parser: pytest.Parser) -> None:
         action="store_true",
         default=None,
         help="treat naming and trailmap-scoping warnings as errors",
+    )
+    option(
+        "allow-outside-code",
+        "trailblaze_allow_outside_code",
+        ini_type="bool",
+        ini_default=False,
+        action="store_true",
+        default=None,
+        help="let trails and tool files name Python files outside the workspace root (code you trust)",
     )
     option(
         "mcp-handshake-timeout",
@@ -279,22 +297,25 @@ def resolve_settings(config: pytest.Config) -> Settings:
         action_timeout_ms=timeout,
         navigation_timeout_ms=timeout * 2 if ci else timeout,
         settle_quiet_ms=_int(given.pick("settle_ms"), "--trailblaze-settle-ms"),
+        launch_timeout_s=_seconds(
+            given.pick("browser_launch_timeout"), "--trailblaze-browser-launch-timeout", default=30.0
+        ),
     )
     return Settings(
         patterns=tuple(config.getini("trailblaze_patterns")),
         output_dir=Path(config.rootpath, output) if not Path(output).is_absolute() else Path(output),
         browser=browser,
         memory=_pairs(opt.trailblaze_memory, "--trailblaze-memory"),
-        secrets=_pairs(opt.trailblaze_secret, "--trailblaze-secret"),
+        secrets=_secrets(opt.trailblaze_secret),
         args=args,
         agent_steps=given.pick("agent_steps"),
         default_platform=given.pick("platform"),
         agent_mode=given.pick("agent_mode"),
         driver_override=_driver(opt.trailblaze_driver),
         full_trace=bool(opt.trailblaze_full_trace),
-        screenshots=given.pick("screenshots"),
         config_dir=_config_dir(given.pick("config_dir"), config),
         strict=given.flag("strict"),
+        allow_outside_code=given.flag("allow_outside_code"),
         mcp_handshake_timeout=_seconds(
             given.pick("mcp_handshake_timeout"),
             "--trailblaze-mcp-handshake-timeout",
@@ -329,7 +350,7 @@ def _appium(given: _Given) -> AppiumSettings:
     return AppiumSettings(
         url=url or None,
         server_home=home,
-        capabilities=load_capabilities(Path(config.invocation_params.dir, caps_file)) if caps_file else {},
+        profiles=load_profiles(Path(config.invocation_params.dir, caps_file)) if caps_file else {},
         fresh_session=given.flag("appium_fresh_session"),
     )
 
@@ -341,22 +362,17 @@ def _existing_dir(value: str, option: str, config: pytest.Config) -> Path:
     return path
 
 
-def load_capabilities(path: Path) -> dict[str, dict[str, Any]]:
-    """Capabilities by platform; an ``appium:app`` path relative to the file resolves against its folder."""
-    data = _yaml_map(path, "--trailblaze-appium-caps")
-    caps: dict[str, dict[str, Any]] = {}
-    for platform, entries in data.items():
-        if platform not in ("android", "ios") or not isinstance(entries, dict):
-            raise pytest.UsageError(
-                f"--trailblaze-appium-caps {path}: expected `android:` and/or `ios:` maps of capabilities, "
-                f"found {platform!r}"
-            )
-        entries = dict(entries)
-        app = entries.get("appium:app")
-        if isinstance(app, str) and not Path(app).is_absolute() and (path.parent / app).exists():
-            entries["appium:app"] = str((path.parent / app).resolve())
-        caps[platform] = entries
-    return caps
+def load_profiles(path: Path) -> dict[str, DeviceProfile]:
+    """The devices of a capabilities file (``drivers.profiles``); every problem in one usage error."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise pytest.UsageError(f"--trailblaze-appium-caps {path}: cannot read it: {exc}") from None
+    profiles, problems = read_profiles(text, path)
+    if problems:
+        listed = "\n".join(p.format() for p in problems)
+        raise pytest.UsageError(f"--trailblaze-appium-caps {path}:\n{listed}")
+    return profiles
 
 
 def _seconds(text: Any, option: str, default: float) -> float:
@@ -366,8 +382,8 @@ def _seconds(text: Any, option: str, default: float) -> float:
         value = float(str(text).strip())
     except ValueError:
         raise pytest.UsageError(f"{option} expects a number of seconds, got {text!r}") from None
-    if value <= 0:
-        raise pytest.UsageError(f"{option} must be positive, got {value:g}")
+    if not value > 0 or value == float("inf"):  # NaN fails every comparison
+        raise pytest.UsageError(f"{option} must be a positive number of seconds, got {text!r}")
     return value
 
 
@@ -381,18 +397,39 @@ def _pairs(values: list[str] | None, option: str) -> dict[str, str]:
     return pairs
 
 
+def _secrets(values: list[str] | None) -> dict[str, str]:
+    """``KEY=VALUE`` pairs; a bare ``NAME`` reads environment variable NAME, so the value stays off
+    the command line and every ``{{NAME}}`` that reads it is known to be secret."""
+    secrets: dict[str, str] = {}
+    for value in values or []:
+        name = value.strip()
+        if "=" in value or not name:
+            secrets.update(_pairs([value], "--trailblaze-secret"))
+        elif name in os.environ:
+            secrets[name] = os.environ[name]
+        else:
+            raise pytest.UsageError(
+                f"--trailblaze-secret {name}: no environment variable {name} is set; "
+                f"set it, or pass --trailblaze-secret {name}=VALUE"
+            )
+    return secrets
+
+
 def _args_file(path: str | None) -> dict[str, Any]:
     return _yaml_map(Path(path), "--trailblaze-args-file") if path else {}
 
 
 def _yaml_map(path: Path, option: str) -> dict[str, Any]:
-    """A YAML or JSON file holding a map; anything else is a usage error naming the option."""
+    """A YAML or JSON file holding a map, read like trails (YAML 1.2 scalars: ``017`` stays text
+    for a string arg); anything else is a usage error naming the option."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise pytest.UsageError(f"{option} {path}: cannot read it: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        raise pytest.UsageError(f"{option} {path}: not valid YAML or JSON: {exc}") from None
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise pytest.UsageError(f"{option} {path}: cannot read it: {exc}") from None
+    data, problems = load_value(text, str(path))
+    if problems:
+        listed = "\n".join(p.format() for p in problems)
+        raise pytest.UsageError(f"{option} {path}: not valid YAML or JSON:\n{listed}")
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -422,7 +459,7 @@ def _int(text: Any, option: str, default: int = 0) -> int:
 def _driver(name: str | None) -> str | None:
     if not name:
         return None
-    found = driver_type(name)
+    found = driver_type(name) or next((d for d in DRIVER_TYPES if d.yaml_key == name.strip().lower()), None)
     if found is None:
         names = ", ".join(d.name for d in DRIVER_TYPES)
         raise pytest.UsageError(f"--trailblaze-driver: unknown driver {name!r}; known drivers: {names}")

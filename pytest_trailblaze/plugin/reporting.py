@@ -1,4 +1,4 @@
-"""Reports: trail failures as plain trail text, notes about driver pins, unknown args."""
+"""Reports: trail failures as plain trail text, secrets masked, notes about driver pins, unknown args."""
 
 from __future__ import annotations
 
@@ -8,13 +8,19 @@ from typing import Any
 import pytest
 
 from ..core.errors import TrailblazeError
-from .collection import DECLARED_ARGS_KEY, PIN_NOTES_KEY
+from .collection import DECLARED_ARGS_KEY, PIN_NOTES_KEY, TrailItem
+from .failures import report_location
+from .masking import mask_report, mask_streams, release_terminal
 from .options import SETTINGS_KEY
 
 
-@pytest.hookimpl(wrapper=True)
+@pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
-    """Setup and teardown errors of our own kind read like trail failures, without plugin frames."""
+    """Setup and teardown errors of our own kind read like trail failures, without plugin frames;
+    a failed trail's report points at the failing step's line (see ``failures``).
+
+    The outermost wrapper, so the report it masks is the one every reader gets.
+    """
     report = yield
     excinfo = call.excinfo
     if (
@@ -23,8 +29,31 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         and isinstance(excinfo.value, TrailblazeError)
         and not item.config.stash[SETTINGS_KEY].full_trace
     ):
-        report.longrepr = str(excinfo.value)
-    return report
+        report.longrepr = item.repr_failure(excinfo) if isinstance(item, TrailItem) else str(excinfo.value)
+    if report.failed and excinfo is not None and isinstance(item, TrailItem):
+        report_location(report, item.failed_step_line(excinfo.value))
+    return mask_report(item.config, report)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, Any, Any]:
+    """Collection errors quote trail text, which may hold a secret read from the environment."""
+    report = yield
+    return mask_report(collector.config, report)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    mask_streams(session.config)
+    if session.config.pluginmanager.has_plugin("allure_listener"):  # allure-pytest with --alluredir
+        from . import allure  # imports allure only when it reports
+
+        allure.install(session.config)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    release_terminal(config)
 
 
 @pytest.hookimpl(trylast=True)

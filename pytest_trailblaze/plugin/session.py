@@ -7,6 +7,7 @@ scope per worker, built on first use from the built-in tools and the tool catalo
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -18,7 +19,7 @@ from typing import Any
 import pytest
 
 from ..core.context import DeviceInfo, ToolContext
-from ..core.errors import AgentStepRequired, TrailblazeError, TrailheadError, first_line
+from ..core.errors import AgentStepRequired, RegistryError, TrailblazeError, TrailheadError, first_line
 from ..core.lineage import resolve
 from ..core.memory import Memory
 from ..core.registry import ToolRegistry
@@ -27,8 +28,11 @@ from ..core.tooldef import Tool, ToolResult
 from ..mcp.tools import naming_findings
 from ..mcp.toolsets import McpToolsets
 from ..tools import builtin_tools
-from ..workspace import Target, Workspace, toolbox
+from ..workspace import Target, Workspace, code_roots, toolbox
+from .agent import AGENT_KEY
 from .collection import warn_at
+from .evidence_options import evidence_of
+from .masking import masker_of
 from .options import Settings
 
 CATALOG_KEY = pytest.StashKey["ToolCatalog"]()
@@ -65,6 +69,25 @@ class HookObserver:
         self.hook.pytest_trailblaze_tool_error(name=name, args=args, error=error, context=ctx)
 
 
+class StepHooks:
+    """Forwards the runner's step events to the ``pytest_trailblaze_*_step`` hooks (the one
+    step observer: progress, records, reports and other plugins all implement those hooks)."""
+
+    def __init__(self, item: Any, ctx: ToolContext) -> None:
+        self.item = item
+        self.ctx = ctx
+        self.hook = item.config.hook
+
+    def step_started(self, step: ResolvedStep) -> None:
+        self.hook.pytest_trailblaze_before_step(step=step, context=self.ctx, item=self.item)
+
+    def step_finished(self, step: ResolvedStep, error: BaseException | None) -> None:
+        if error is None:
+            self.hook.pytest_trailblaze_after_step(step=step, context=self.ctx, item=self.item)
+        else:
+            self.hook.pytest_trailblaze_step_error(step=step, context=self.ctx, item=self.item, error=error)
+
+
 class SessionRegistries:
     """Registries per session scope for this worker: (workspace, target, platform, driver, agent mode).
 
@@ -73,10 +96,12 @@ class SessionRegistries:
     scope that failed to build fails the same way for every later trail, without retrying.
     """
 
-    def __init__(self, catalog: ToolCatalog, hook: Any, mcp: McpToolsets) -> None:
+    def __init__(self, catalog: ToolCatalog, hook: Any, mcp: McpToolsets, *, strict: bool = False) -> None:
         self.catalog = catalog
         self.hook = hook
         self.mcp = mcp
+        #: ``--trailblaze-strict``: naming findings on servers' tools are errors of the scope's trails.
+        self.strict = strict
         self._registries: dict[tuple[Any, ...], ToolRegistry] = {}
         self._failures: dict[tuple[Any, ...], TrailblazeError] = {}
 
@@ -121,17 +146,29 @@ class SessionRegistries:
         registry.register_all(self.catalog.tools())
         if target is not None and target.mcp_servers:
             served = self.mcp.tools_for(key, target, device, agent_mode)
-            for finding in naming_findings(served, target.span):
+            findings = naming_findings(served, target.span, strict=self.strict)
+            if self.strict and findings:  # as `trailblaze check --strict` reports them: errors
+                raise RegistryError("\n".join(finding.format() for finding in findings))
+            for finding in findings:
                 warn_at(finding, str(target.source))
             registry.register_all(served)
         registry.observers.append(HookObserver(self.hook))
         return registry
 
 
+#: Characters of the test id kept in an artifact folder's name (its end: trail name and platform).
+SLUG_CHARS = 120
+
+
 def artifacts_dir(settings: Settings, nodeid: str) -> Path:
-    """A per-test folder under the output directory, named after the test id."""
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", nodeid).strip("-")
-    return settings.output_dir / slug[-180:]
+    """A per-test folder: the end of the test id made file-safe, then a short hash of the whole id.
+
+    The hash keeps apart two ids that differ only where the slug was cut or where it folded
+    characters together; it has no salt or counter, so a test finds its folder on every run.
+    """
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", nodeid).strip("-")[-SLUG_CHARS:].lstrip("-.")
+    digest = hashlib.sha256(nodeid.encode()).hexdigest()[:10]
+    return settings.output_dir / (f"{slug}-{digest}" if slug else digest)
 
 
 def seed_memory(trail: Any, settings: Settings, defaults: Mapping[str, Any]) -> Memory:
@@ -164,14 +201,25 @@ class TrailRun:
         self.settings = settings
         self.screenshot: str | None = None
         self._check_device_skip(device)
-        self.plan = plan_trail(item.trail, device.chain())
+        agent_settings = item.config.stash[AGENT_KEY]
+        self.plan = plan_trail(item.trail, device.chain(), use_recordings=not agent_settings.ai_only)
         self._check_agent_policy()
-        self.artifacts = artifacts_dir(settings, item.nodeid)
+        self.masker = masker_of(item.config)
+        self.artifacts = artifacts_dir(settings, self.masker.name(item.nodeid))
         self.server_logs: list[Path] = []
         shutil.rmtree(self.artifacts, ignore_errors=True)
         ctx = ToolContext(registry, memory, device, driver, str(item.path), self.artifacts)
+        config_dir = item.workspace.config_dir if item.workspace else None
+        ctx.code = code_roots(item.config.rootpath, config_dir, settings.allow_outside_code)
         ctx.toolbox = tuple(toolbox(item.workspace or Workspace(None), item.target, registry))
-        self.runner = TrailRunner(self.plan, ctx, agent=self._agent)
+        self.runner = TrailRunner(
+            self.plan,
+            ctx,
+            agent=self._agent,
+            self_heal=agent_settings.self_heal,
+            stops=(pytest.fail.Exception,),  # pytest-timeout's signal method, pytest.fail() in a tool
+        )
+        self.runner.listeners.append(StepHooks(item, ctx))
         self.publish()
 
     @property
@@ -224,7 +272,7 @@ class TrailRun:
     def _capture(self, exc: TrailblazeError) -> None:
         """Keep the evidence of a failure in the test's artifacts: server logs and a screenshot."""
         self._copy_server_logs()
-        if self.settings.screenshots == "off" or not hasattr(self.driver, "screenshot"):
+        if not evidence_of(self.item.config).failure_screenshot or not hasattr(self.driver, "screenshot"):
             return
         try:
             path = self.driver.screenshot(self.artifacts / "failure.png")
@@ -242,7 +290,7 @@ class TrailRun:
         for log in self.server_logs:
             self.artifacts.mkdir(parents=True, exist_ok=True)
             with suppress(OSError):
-                shutil.copyfile(log, self.artifacts / f"mcp-{log.name}")
+                shutil.copyfile(log, self.artifacts / self.masker.name(f"mcp-{log.name}"))
 
     # -- reporting ----------------------------------------------------------------------------
     def properties(self) -> list[tuple[str, str]]:

@@ -7,6 +7,7 @@ import time
 from ..core.context import ToolContext
 from ..core.errors import UnsupportedToolError
 from ..core.tooldef import CaseInsensitiveEnum, tool
+from .limits import Seconds
 from .snapshot import take_snapshot
 
 
@@ -26,7 +27,7 @@ class LaunchMode(CaseInsensitiveEnum):
 
 
 @tool(source="builtin", toolset="core_interaction")
-def wait(ctx: ToolContext, timeToWaitInSeconds: float = 5) -> str:
+def wait(ctx: ToolContext, timeToWaitInSeconds: Seconds = 5) -> str:
     """Wait a fixed number of seconds."""
     seconds = max(0.0, float(timeToWaitInSeconds))
     sleep = getattr(ctx.driver, "sleep", None)

@@ -7,44 +7,25 @@ too: a case-insensitive substring of the text, in the Maestro dialect, as upstre
 
 from __future__ import annotations
 
-import json
-import random
 import re
-import time
 from typing import Any
 
 from ..core.context import ToolContext
-from ..core.errors import FatalToolError, ToolFailure
+from ..core.errors import FatalToolError, ToolArgumentError, ToolFailure
 from ..core.nodeselector import NodeSelector
-from ..core.tooldef import CaseInsensitiveEnum, tool
+from ..core.tooldef import CaseInsensitiveEnum, ToolResult, tool
 from ..drivers.appium import MobileDriver
 from ..drivers.selectors import Node, describe, matches_pattern
-from .common import Direction
+from .limits import Index, TimeoutMs
 
 MOBILE = ("android", "ios")
 DEFAULT_WAIT_MS = 5_000
-MAX_SCROLLS = 12
-
-
-class KeyCode(CaseInsensitiveEnum):
-    BACK = "BACK"
-    ENTER = "ENTER"
-    HOME = "HOME"
-    BACKSPACE = "BACKSPACE"
-    TAB = "TAB"
-    ESCAPE = "ESCAPE"
 
 
 class TextMatchMode(CaseInsensitiveEnum):
     EXACT = "EXACT"
     PREFIX = "PREFIX"
     REGEX = "REGEX"
-
-
-class StartPosition(CaseInsensitiveEnum):
-    CENTER = "CENTER"
-    TOP = "TOP"
-    BOTTOM = "BOTTOM"
 
 
 def mobile(ctx: ToolContext) -> MobileDriver:
@@ -57,7 +38,8 @@ def mobile(ctx: ToolContext) -> MobileDriver:
 
 def mobile_tool(**kwargs: Any) -> Any:
     kwargs.setdefault("toolset", "core_interaction")
-    return tool(platforms=MOBILE, source="builtin", **kwargs)
+    kwargs.setdefault("platforms", MOBILE)
+    return tool(source="builtin", **kwargs)
 
 
 def _selector(node_selector: NodeSelector | None, tool_name: str) -> dict[str, Any]:
@@ -73,9 +55,9 @@ def _only(driver: MobileDriver, selector: dict[str, Any], timeout_ms: int) -> No
     return found[0]
 
 
-def _shown_text(driver: MobileDriver, text: str, **filters: Any) -> Node:
+def shown_text(driver: MobileDriver, text: str, **filters: Any) -> Node:
     """The visible element showing ``text`` (Maestro style: a substring, any case)."""
-    return _only(driver, _text_selector(driver, text, **filters), DEFAULT_WAIT_MS)
+    return _only(driver, text_selector(driver, text, **filters), DEFAULT_WAIT_MS)
 
 
 def _absent(driver: MobileDriver, selector: dict[str, Any], timeout_ms: int, what: str) -> None:
@@ -89,7 +71,7 @@ def text_of(node: Node) -> str:
     return node.get("text", "label", "value", "content-desc", "name") or ""
 
 
-def _text_selector(
+def text_selector(
     driver: MobileDriver,
     text: str | None,
     *,
@@ -149,7 +131,7 @@ def tapOn(
 def assertVisibleBySelector(
     ctx: ToolContext,
     nodeSelector: NodeSelector | None = None,
-    timeoutMs: int | None = None,
+    timeoutMs: TimeoutMs | None = None,
     expectedText: str | None = None,
     textMatchMode: TextMatchMode = TextMatchMode.EXACT,
 ) -> str:
@@ -165,7 +147,7 @@ def assertVisibleBySelector(
 
 @mobile_tool(surface_to_llm=False, is_verification=True, toolset="verification")
 def assertNotVisibleBySelector(
-    ctx: ToolContext, nodeSelector: NodeSelector | None = None, timeoutMs: int | None = None
+    ctx: ToolContext, nodeSelector: NodeSelector | None = None, timeoutMs: TimeoutMs | None = None
 ) -> str:
     """Wait until no visible element matches a selector."""
     driver = mobile(ctx)
@@ -186,14 +168,14 @@ def text_matches(actual: str, expected: str, mode: TextMatchMode) -> bool:
 def assertVisibleWithText(
     ctx: ToolContext,
     text: str,
-    index: int = 0,
+    index: Index = 0,
     id: str | None = None,
     enabled: bool | None = None,
     selected: bool | None = None,
 ) -> str:
     """Assert an element showing this text (a substring, any case) is visible."""
     driver = mobile(ctx)
-    node = _shown_text(driver, text, id=id, index=index, enabled=enabled, selected=selected)
+    node = shown_text(driver, text, id=id, index=index, enabled=enabled, selected=selected)
     return f"{node.label()} is visible"
 
 
@@ -201,14 +183,14 @@ def assertVisibleWithText(
 def assertNotVisibleWithText(
     ctx: ToolContext,
     text: str,
-    index: int = 0,
+    index: Index = 0,
     id: str | None = None,
     enabled: bool | None = None,
     selected: bool | None = None,
 ) -> str:
     """Assert no visible element shows this text (a substring, any case)."""
     driver = mobile(ctx)
-    selector = _text_selector(driver, text, id=id, index=index, enabled=enabled, selected=selected)
+    selector = text_selector(driver, text, id=id, index=index, enabled=enabled, selected=selected)
     _absent(driver, selector, DEFAULT_WAIT_MS, f"showing {text!r}")
     return f"no element shows {text!r}"
 
@@ -217,16 +199,36 @@ def assertNotVisibleWithText(
 def tapOnElementWithText(
     ctx: ToolContext,
     text: str,
-    index: int = 0,
+    index: Index = 0,
     id: str | None = None,
     enabled: bool | None = None,
     selected: bool | None = None,
 ) -> str:
     """Tap the element showing this text (a substring, any case)."""
     driver = mobile(ctx)
-    node = _shown_text(driver, text, id=id, index=index, enabled=enabled, selected=selected)
+    node = shown_text(driver, text, id=id, index=index, enabled=enabled, selected=selected)
     driver.tap(node)
     return f"Tapped {node.label()}"
+
+
+def _string_index(index: str | int | None) -> int:
+    """The Maestro-era tools take ``index`` as text ("2"), as upstream declares it; still a whole number."""
+    text = "" if index is None else str(index).strip()
+    if not text:
+        return 0
+    if not text.isdigit():
+        raise ToolArgumentError(f"argument 'index' is a position among matches (0, 1, ...), got {index!r}")
+    return int(text)
+
+
+def _by_accessibility_text(
+    ctx: ToolContext, text: str, index: str | int | None, **filters: Any
+) -> tuple[MobileDriver, Node]:
+    """The visible element whose accessibility text (content-desc, iOS label) contains ``text``, any case."""
+    driver = mobile(ctx)
+    position = _string_index(index)
+    selector = text_selector(driver, text, field="accessibilityTextRegex", index=position, **filters)
+    return driver, _only(driver, selector, DEFAULT_WAIT_MS)
 
 
 @mobile_tool(surface_to_llm=False)
@@ -239,112 +241,141 @@ def tapOnElementWithAccessibilityText(
     selected: bool | None = None,
 ) -> str:
     """Tap the element whose accessibility text contains this text (any case)."""
-    driver = mobile(ctx)
-    selector = _text_selector(
-        driver,
-        accessibilityText,
-        field="accessibilityTextRegex",
-        id=id,
-        index=int(index or 0),
-        enabled=enabled,
-        selected=selected,
-    )
-    node = _only(driver, selector, DEFAULT_WAIT_MS)
+    found = _by_accessibility_text(ctx, accessibilityText, index, id=id, enabled=enabled, selected=selected)
+    driver, node = found
     driver.tap(node)
     return f"Tapped {node.label()}"
 
 
-# -- text ---------------------------------------------------------------------------------------------
-@mobile_tool()
-def inputText(ctx: ToolContext, text: str, hideKeyboardAfter: bool = True) -> str:
-    """Type text into the focused field."""
-    driver = mobile(ctx)
-    driver.type_text(text)
-    if hideKeyboardAfter:
-        _try_hide_keyboard(driver)
-    return f"Typed {len(text)} character(s)"
-
-
-@mobile_tool()
-def inputTextRandom(
-    ctx: ToolContext, variable: str, prefix: str = "TBZ-", digitCount: int = 6, hideKeyboardAfter: bool = True
+@mobile_tool(surface_to_llm=False)
+def longPressElementWithAccessibilityText(
+    ctx: ToolContext,
+    accessibilityText: str,
+    id: str | None = None,
+    index: str | None = None,
+    enabled: bool | None = None,
+    selected: bool | None = None,
 ) -> str:
-    """Type a random value (prefix + digits) and remember it under a memory variable."""
-    value = prefix + "".join(random.choice("0123456789") for _ in range(max(1, digitCount)))
-    driver = mobile(ctx)
-    driver.type_text(value)
-    ctx.memory.set(variable, value)
-    if hideKeyboardAfter:
-        _try_hide_keyboard(driver)
-    return f"Typed {value} and remembered it as {variable}"
+    """Press and hold the element whose accessibility text contains this text (any case)."""
+    found = _by_accessibility_text(ctx, accessibilityText, index, id=id, enabled=enabled, selected=selected)
+    driver, node = found
+    driver.tap(node, long_press=True)
+    return f"Long-pressed {node.label()}"
 
 
-def _try_hide_keyboard(driver: MobileDriver) -> None:
-    """Best effort after typing: a keyboard that cannot be hidden is not the step's failure."""
-    try:
-        driver.hide_keyboard()
-    except ToolFailure:
-        return
-
-
-@mobile_tool()
-def eraseText(ctx: ToolContext, charactersToErase: int | None = None) -> str:
-    """Erase characters from the end of the focused field (all of them when no count is given)."""
-    mobile(ctx).erase(charactersToErase)
-    return "Erased all text" if charactersToErase is None else f"Erased {charactersToErase} character(s)"
-
-
-@mobile_tool()
-def clearText(ctx: ToolContext) -> str:
-    """Clear the focused field."""
-    mobile(ctx).erase(None)
-    return "Cleared the field"
-
-
-@mobile_tool()
-def hideKeyboard(ctx: ToolContext) -> str:
-    """Hide the soft keyboard."""
-    mobile(ctx).hide_keyboard()
-    return "Hid the keyboard"
-
-
-@mobile_tool()
-def pressKey(ctx: ToolContext, keyCode: KeyCode) -> str:
-    """Press a special key: BACK, ENTER, HOME, BACKSPACE, TAB or ESCAPE."""
-    mobile(ctx).press_key(keyCode.value)
-    return f"Pressed {keyCode.value}"
-
-
-@mobile_tool(toolset="navigation")
-def pressBack(ctx: ToolContext) -> str:
-    """Go back one screen (the system back button; a swipe from the left edge on iOS)."""
-    mobile(ctx).back()
-    return "Went back"
-
-
-# -- gestures ------------------------------------------------------------------------------------------
-def _swipe_points(
-    width: int, height: int, direction: Direction, area: Node | None = None
-) -> tuple[tuple[int, int], ...]:
-    """Finger start and end for a swipe in ``direction`` (the finger's direction, not the content's)."""
-    left, top, w, h = (area.x, area.y, area.width, area.height) if area else (0, 0, width, height)
-    cx, cy = left + w // 2, top + h // 2
-    dx, dy = {"UP": (0, -1), "DOWN": (0, 1), "LEFT": (-1, 0), "RIGHT": (1, 0)}[direction.value]
-    return (cx - dx * w * 3 // 10, cy - dy * h * 3 // 10), (cx + dx * w * 3 // 10, cy + dy * h * 3 // 10)
-
-
-@mobile_tool()
-def swipe(
-    ctx: ToolContext, direction: Direction = Direction.DOWN, swipeOnElementText: str | None = None
+@mobile_tool(surface_to_llm=False)
+def longPressOnElementWithText(
+    ctx: ToolContext,
+    text: str,
+    id: str | None = None,
+    index: str | None = None,
+    enabled: bool | None = None,
+    selected: bool | None = None,
 ) -> str:
-    """Swipe a finger in a direction, over the screen or over the element showing a text."""
+    """Press and hold the element showing this text (a substring, any case)."""
     driver = mobile(ctx)
-    area = _shown_text(driver, swipeOnElementText) if swipeOnElementText else None
-    start, end = _swipe_points(*driver.screen_size(), direction, area)
-    driver.swipe(start, end)
-    return f"Swiped {direction.value.lower()}"
+    node = shown_text(driver, text, id=id, index=_string_index(index), enabled=enabled, selected=selected)
+    driver.tap(node, long_press=True)
+    return f"Long-pressed {node.label()}"
 
 
+@mobile_tool(surface_to_llm=False, is_verification=True, toolset="verification")
+def assertVisibleWithAccessibilityText(
+    ctx: ToolContext,
+    accessibilityText: str,
+    id: str | None = None,
+    index: Index = 0,
+    enabled: bool | None = None,
+    selected: bool | None = None,
+) -> str:
+    """Assert an element whose accessibility text contains this text (any case) is visible."""
+    _, node = _by_accessibility_text(ctx, accessibilityText, index, id=id, enabled=enabled, selected=selected)
+    return f"{node.label()} is visible"
+
+
+@mobile_tool(surface_to_llm=False, is_verification=True, toolset="verification")
+def assertVisibleWithResourceId(
+    ctx: ToolContext,
+    resourceId: str,
+    accessibilityText: str | None = None,
+    index: Index = 0,
+    enabled: bool | None = None,
+    selected: bool | None = None,
+) -> str:
+    """Assert an element with this resource id (a regex over the whole id) is visible.
+
+    ``accessibilityText`` (a regex) narrows it down when several elements share the id.
+    """
+    driver = mobile(ctx)
+    selector = text_selector(
+        driver,
+        None,
+        field="accessibilityTextRegex",
+        regex=accessibilityText,
+        id=resourceId,
+        index=index,
+        enabled=enabled,
+        selected=selected,
+    )
+    return f"{_only(driver, selector, DEFAULT_WAIT_MS).label()} is visible"
+
+
+# -- queries for scripted tools --------------------------------------------------------------------------
+@mobile_tool(surface_to_llm=False, is_recordable=False)
+def findMatches(ctx: ToolContext, selector: NodeSelector, timeoutMs: TimeoutMs | None = None) -> ToolResult:
+    """Every visible element a selector matches, as data; waits up to ``timeoutMs`` for a first one.
+
+    Never fails for "nothing matched": scripted tools branch on the (possibly empty) list. Without
+    ``timeoutMs`` (or with 0) it looks at the screen once.
+    """
+    driver = mobile(ctx)
+    wanted = selector.as_dict()
+    if timeoutMs is None or timeoutMs <= 0:
+        found = driver.find(wanted)
+    else:
+        found = driver.wait_for(wanted, timeoutMs / 1000)
+    matches = [match_descriptor(node, driver.platform) for node in found]
+    plural = "" if len(matches) == 1 else "es"
+    return ToolResult(message=f"findMatches: {len(matches)} match{plural}", data=matches)
+
+
+@mobile_tool(surface_to_llm=False, is_recordable=False)
+def waitUntilNotVisible(
+    ctx: ToolContext, nodeSelector: NodeSelector, timeoutMs: TimeoutMs | None = None
+) -> ToolResult:
+    """Wait until nothing visible matches a selector; the answer (true/false) is data, not a failure."""
+    driver = mobile(ctx)
+    budget = DEFAULT_WAIT_MS if timeoutMs is None else timeoutMs
+    gone = not driver.wait_for(nodeSelector.as_dict(), budget / 1000, present=False)
+    if gone:
+        return ToolResult(message="waitUntilNotVisible: selector is not visible", data=True)
+    waited = "default" if timeoutMs is None else timeoutMs
+    return ToolResult(message=f"waitUntilNotVisible: selector still visible after {waited}ms", data=False)
+
+
+#: Where upstream's ``MatchDescriptor`` names come from: matchedText, accessibilityId, resourceId.
+_DESCRIPTOR_ATTRS = {
+    "android": (("text", "hint", "content-desc"), ("content-desc",), ("resource-id",)),
+    "ios": (("label", "value", "placeholderValue"), ("label",), ("name",)),
+}
+
+
+def match_descriptor(node: Node, platform: str) -> dict[str, Any]:
+    """Upstream's ``MatchDescriptor``: where a match sits in the tree and on screen, and its names."""
+    text, label, ident = (node.get(*names) or None for names in _DESCRIPTOR_ATTRS[platform])
+    bounds = None
+    if node.has_bounds:
+        bounds = {"left": node.x, "top": node.y, "right": node.right, "bottom": node.bottom}
+    return {
+        "indexPath": node.index_path(),
+        "bounds": bounds,
+        "matchedText": text,
+        "accessibilityId": label,
+        "resourceId": ident,
+    }
+
+
+# -- points --------------------------------------------------------------------------------------------
 def parse_relative(text: str) -> tuple[float, float]:
     """``"50%, 80%"`` (or ``"0.5,0.8"``) as fractions of a width and a height."""
     parts = [p.strip() for p in text.replace(";", ",").split(",")]
@@ -359,115 +390,6 @@ def parse_relative(text: str) -> tuple[float, float]:
     return values[0], values[1]
 
 
-@mobile_tool(surface_to_llm=False)
-def swipeWithRelativeCoordinates(
-    ctx: ToolContext,
-    startRelative: str,
-    endRelative: str,
-    swipeOnElementText: str | None = None,
-    durationMs: int | None = None,
-) -> str:
-    """Swipe between two points given as percentages of the screen (or of an element)."""
-    driver = mobile(ctx)
-    width, height = driver.screen_size()
-    left, top = 0, 0
-    if swipeOnElementText:
-        node = _shown_text(driver, swipeOnElementText)
-        left, top, width, height = node.x, node.y, node.width, node.height
-    (sx, sy), (ex, ey) = parse_relative(startRelative), parse_relative(endRelative)
-    start = (left + round(width * sx), top + round(height * sy))
-    end = (left + round(width * ex), top + round(height * ey))
-    driver.swipe(start, end, duration_ms=durationMs or 400)
-    return f"Swiped from {startRelative} to {endRelative}"
-
-
-@mobile_tool()
-def tapOnPoint(ctx: ToolContext, x: int, y: int, longPress: bool = False) -> str:
-    """Tap a point of the screen (in pixels)."""
-    mobile(ctx).tap_point(x, y, long_press=longPress)
-    return f"{'Long-pressed' if longPress else 'Tapped'} ({x}, {y})"
-
-
-@mobile_tool(toolset="navigation")
-def scrollUntilTextIsVisible(
-    ctx: ToolContext,
-    text: str | None = None,
-    textRegex: str | None = None,
-    id: str | None = None,
-    index: int = 0,
-    direction: Direction = Direction.DOWN,
-    visibilityPercentage: int = 100,
-    centerElement: bool = False,
-    scrollStartPosition: StartPosition = StartPosition.CENTER,
-) -> str:
-    """Scroll until an element (by text, anchored text regex, or id) is on screen."""
-    given = [
-        name for name, value in (("text", text), ("textRegex", textRegex), ("id", id)) if value is not None
-    ]
-    if len(given) != 1:
-        raise ToolFailure("scrollUntilTextIsVisible takes exactly one of text, textRegex or id")
-    driver = mobile(ctx)
-    selector = _text_selector(driver, text, regex=textRegex, id=id, index=index)
-    width, height = driver.screen_size()
-    previous = None
-    for swipes in range(MAX_SCROLLS + 1):
-        source = driver.hierarchy()
-        found = [
-            n
-            for n in driver.find(selector, source)
-            if _on_screen_share(n, width, height) * 100 >= visibilityPercentage
-        ]
-        if found:
-            return f"{found[0].label()} is visible"
-        if source == previous or swipes == MAX_SCROLLS:
-            break  # the screen no longer changes (the end of the list), or enough tries
-        previous = source
-        start, end = _scroll_swipe(width, height, direction, scrollStartPosition)
-        driver.swipe(start, end)
-        time.sleep(0.2)
-    raise ToolFailure(
-        f"scrolled {direction.value.lower()} but no element matching {describe(selector)} came into view"
-    )
-
-
-def _on_screen_share(node: Node, width: int, height: int) -> float:
-    if node.width <= 0 or node.height <= 0:
-        return 1.0
-    visible_w = max(0, min(node.right, width) - max(node.x, 0))
-    visible_h = max(0, min(node.bottom, height) - max(node.y, 0))
-    return (visible_w * visible_h) / (node.width * node.height)
-
-
-def _scroll_swipe(
-    width: int, height: int, direction: Direction, start: StartPosition
-) -> tuple[tuple[int, int], ...]:
-    """Scrolling content DOWN means the finger moves UP, from the chosen start position."""
-    cx = width // 2
-    y0 = {"CENTER": height // 2, "TOP": height // 4, "BOTTOM": height * 3 // 4}[start.value]
-    reach = height * 3 // 10
-    if direction is Direction.DOWN:
-        return (cx, y0 + reach // 2), (cx, y0 - reach // 2)
-    if direction is Direction.UP:
-        return (cx, y0 - reach // 2), (cx, y0 + reach // 2)
-    dx = width * 3 // 10
-    sign = 1 if direction is Direction.RIGHT else -1
-    return (cx + sign * dx // 2, y0), (cx - sign * dx // 2, y0)
-
-
-# -- apps and links -------------------------------------------------------------------------------------
-@mobile_tool(toolset="navigation")
-def openUrl(ctx: ToolContext, url: str) -> str:
-    """Open a URL or deep link on the device."""
-    mobile(ctx).open_url(url)
-    return f"Opened {url}"
-
-
-@mobile_tool(toolset="mobile_primitives")
-def mobile_listInstalledApps(ctx: ToolContext) -> str:
-    """List the installed apps as JSON: {"appIds": [...]}."""
-    return json.dumps({"appIds": mobile(ctx).installed_apps()})
-
-
 TOOLS = (
     tapOnElementBySelector,
     tapOn,
@@ -475,19 +397,12 @@ TOOLS = (
     assertNotVisibleBySelector,
     assertVisibleWithText,
     assertNotVisibleWithText,
+    assertVisibleWithAccessibilityText,
+    assertVisibleWithResourceId,
     tapOnElementWithText,
     tapOnElementWithAccessibilityText,
-    inputText,
-    inputTextRandom,
-    eraseText,
-    clearText,
-    hideKeyboard,
-    pressKey,
-    pressBack,
-    swipe,
-    swipeWithRelativeCoordinates,
-    tapOnPoint,
-    scrollUntilTextIsVisible,
-    openUrl,
-    mobile_listInstalledApps,
+    longPressOnElementWithText,
+    longPressElementWithAccessibilityText,
+    findMatches,
+    waitUntilNotVisible,
 )

@@ -4,7 +4,9 @@ Upstream's ``script`` runs inline JavaScript. Running inline *source* from a tra
 execute arbitrary text, so this plugin's form names an importable function instead:
 ``- script: {function: "helpers:reset_cart", params: {...}}``. The function receives
 ``(params, ctx)`` exactly like a ``script:`` tool file. Relative file paths resolve against the
-trail's folder. Like upstream's, the wrapper is not recorded; the tools it runs are.
+trail's folder and must stay inside the workspace root (``ctx.code``; collection checks the
+values written in the trail, this checks values known only at run time). Like upstream's, the
+wrapper is not recorded; the tools it runs are.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ def script(
         raise ToolFailure("script needs `function: module:attr` (or `path/to/file.py:attr`)")
     base = Path(ctx.trail_path).parent if ctx.trail_path else Path.cwd()
     try:
-        target = resolve_callable(function, base)
+        target = resolve_callable(function, base, ctx.code)
     except ImportFailure as exc:
         raise ToolFailure(f"cannot load {function}: {exc}") from None
     return run_script(target, dict(params or {}), ctx, "script")

@@ -1,4 +1,8 @@
-"""Snapshots: a screenshot and the UI hierarchy saved side by side in the test's artifacts."""
+"""Snapshots: a screenshot and the UI hierarchy saved side by side in the test's artifacts.
+
+A screen name holding a secret (``screenName: "{{password}}"``) names the files by the secret's
+stable token instead; the hierarchy text, which shows typed values, is masked like any output.
+"""
 
 from __future__ import annotations
 
@@ -17,9 +21,8 @@ def take_snapshot(ctx: ToolContext, screen_name: str, description: str | None = 
     driver = ctx.driver
     if driver is None or not hasattr(driver, "screenshot"):
         raise FatalToolError("this session's driver cannot take snapshots")
-    stem = snapshot_stem(screen_name)
+    stem = snapshot_stem(ctx.memory.masker.name(screen_name))
     image = driver.screenshot(ctx.artifact(f"snapshots/{stem}.png"))
-    tree = ctx.artifact(f"snapshots/{stem}.hierarchy.txt")
-    tree.write_text(driver.hierarchy(), encoding="utf-8")
+    tree = ctx.write_artifact(f"snapshots/{stem}.hierarchy.txt", driver.hierarchy())
     note = f" ({description})" if description else ""
     return f"Saved snapshot {screen_name!r}{note}: {image} and {tree.name}"

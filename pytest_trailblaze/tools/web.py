@@ -20,6 +20,7 @@ from ..core.tooldef import CaseInsensitiveEnum, tool
 from ..drivers.playwright import WebDriver
 from ..drivers.selectors import java_quotes
 from .common import Direction
+from .limits import NavigationUrl, Pixels, PlaywrightTimeoutMs, TimeoutMs, ViewportPixels, WholeSeconds
 from .snapshot import take_snapshot
 
 WEB = ("web",)
@@ -65,7 +66,9 @@ def web_tool(**kwargs: Any) -> Any:
 
 # -- navigation ------------------------------------------------------------------------------
 @web_tool()
-def web_navigate(ctx: ToolContext, action: NavigateAction = NavigateAction.GOTO, url: str = "") -> str:
+def web_navigate(
+    ctx: ToolContext, action: NavigateAction = NavigateAction.GOTO, url: NavigationUrl = ""
+) -> str:
     """Open a URL, or go back / forward; relative paths resolve against the trail folder, then the cwd."""
     driver = web(ctx)
     page = driver.page
@@ -85,7 +88,7 @@ def web_navigate(ctx: ToolContext, action: NavigateAction = NavigateAction.GOTO,
 
 
 @web_tool()
-def web_waitForUrl(ctx: ToolContext, pattern: str, timeoutMs: int = 30_000) -> str:
+def web_waitForUrl(ctx: ToolContext, pattern: str, timeoutMs: PlaywrightTimeoutMs = 30_000) -> str:
     """Wait until the page URL matches a regular expression."""
     page = web(ctx).page
     regex = re.compile(java_quotes(pattern))
@@ -172,7 +175,7 @@ def web_pressKey(ctx: ToolContext, key: str) -> str:
 def web_scroll(
     ctx: ToolContext,
     direction: Direction = Direction.DOWN,
-    amount: int = 500,
+    amount: Pixels = 500,
     ref: str | None = None,
     nodeSelector: NodeSelector | None = None,
 ) -> str:
@@ -190,7 +193,7 @@ def web_scroll(
 
 
 @web_tool()
-def web_wait(ctx: ToolContext, seconds: int = 1) -> str:
+def web_wait(ctx: ToolContext, seconds: WholeSeconds = 1) -> str:
     """Wait a fixed number of seconds (1 to 30)."""
     clamped = max(1, min(30, seconds))
     web(ctx).page.wait_for_timeout(clamped * 1000)
@@ -198,7 +201,7 @@ def web_wait(ctx: ToolContext, seconds: int = 1) -> str:
 
 
 @web_tool()
-def web_resize(ctx: ToolContext, width: int, height: int) -> str:
+def web_resize(ctx: ToolContext, width: ViewportPixels, height: ViewportPixels) -> str:
     """Resize the viewport."""
     if width <= 0 or height <= 0:
         raise ToolFailure(f"web_resize needs a positive width and height, got {width}x{height}")
@@ -314,6 +317,28 @@ def web_verifyListVisible(
     return f"{described} shows all {len(items)} items"
 
 
+@verify_tool()
+def web_assertNetworkEvent(ctx: ToolContext, eventName: str, timeoutMs: TimeoutMs = 5_000) -> str:
+    """Assert that an event name appears in a request the pages sent (URL or body, any case)."""
+    if not eventName.strip():
+        raise ToolFailure("eventName must not be blank: an empty name would match every request")
+    driver = web(ctx)
+    found = _guard(lambda: driver.find_request(eventName, timeoutMs), "could not read the page's requests")
+    if found is None:
+        raise ToolFailure(_event_not_sent(eventName, timeoutMs, driver.network_log.requests))
+    return f"Network event {eventName!r} was sent: {found.method} {found.url}"
+
+
+def _event_not_sent(event_name: str, timeout_ms: int, requests: list[Any]) -> str:
+    """Which requests were scanned, the latest few named, so a near miss is easy to spot."""
+    latest = requests[-5:]
+    shown = f"; the last {len(latest)}: " + ", ".join(r.describe() for r in latest) if latest else ""
+    return (
+        f"network event {event_name!r} is in none of the {len(requests)} request(s) this trail's "
+        f"pages sent (URL or body, waited {timeout_ms} ms){shown}"
+    )
+
+
 def _expect_element(element: Any, described: str, check: Any) -> None:
     """Run an ``expect`` assertion; distinguish 'no such element' from 'assertion did not hold'."""
     try:
@@ -369,4 +394,5 @@ TOOLS = (
     web_verifyElementVisible,
     web_verifyValue,
     web_verifyListVisible,
+    web_assertNetworkEvent,
 )

@@ -1,6 +1,6 @@
 """Workspaces: ``trails/config`` folders of trailmaps, targets, toolsets and tool files (U§5)."""
 
-from .loader import WorkspaceLoader, find_config_dir, load_file
+from .loader import WorkspaceLoader, code_roots, find_config_dir, load_file, workspace_root
 from .model import Target, ToolDef, Workspace, trail_target
 from .toolbox import enabled_toolsets, toolbox
 from .tools import build_tools
@@ -11,9 +11,11 @@ __all__ = [
     "Workspace",
     "WorkspaceLoader",
     "build_tools",
+    "code_roots",
     "enabled_toolsets",
     "find_config_dir",
     "load_file",
     "toolbox",
     "trail_target",
+    "workspace_root",
 ]

@@ -15,26 +15,43 @@ from typing import Any
 from yaml.nodes import MappingNode, Node, SequenceNode
 
 from ..core.errors import Problem
-from ..core.loader import _Grammar
 from ..core.model import SourceSpan
 from ..core.naming import SCOPING_TAG, check_tool_name, check_trailmap_id, unscoped_tools
-from ..core.tokens import TOKEN, body, strings_in
+from ..core.pycall import CodeRoots
 from ..core.yamlsource import Source, did_you_mean, is_null
 from .model import Target, ToolDef, Workspace
 from .schema import (
     LegacyTarget,
-    ToolFile,
     ToolsetConfig,
     TrailmapManifest,
     WorkspaceConfig,
     node_at,
     validate,
 )
+from .toolfile import read_tool_definition
 from .tools import build_tools
 
 CONFIG_FILE = "trailblaze.yaml"
 FRAMEWORK_IDS = {"trailblaze", "web", "mobile", "android", "compose", "revyl"}
 TOOL_PATTERNS = ("tools/**/*.tool.yaml", "trailheads/**/*.trailhead.yaml", "shortcuts/**/*.shortcut.yaml")
+
+
+def workspace_root(config_dir: Path) -> Path:
+    """The folder that holds ``trails/`` (for ``.../trails/config``), else the config folder itself.
+
+    Python files named by the workspace's tool files must be inside it (see ``CodeRoots``).
+    """
+    config_dir = config_dir.resolve()
+    if config_dir.name == "config" and config_dir.parent.name == "trails":
+        return config_dir.parent.parent
+    return config_dir
+
+
+def code_roots(project_root: Path, config_dir: Path | None, allow_outside: bool = False) -> CodeRoots:
+    """Where Python files named by a trail may lie: the project folder (pytest's rootdir, or the
+    current folder for the ``trailblaze`` command) and the root of the trail's workspace."""
+    roots = [project_root.resolve(), *([workspace_root(config_dir)] if config_dir is not None else [])]
+    return CodeRoots(tuple(dict.fromkeys(roots)), allow_outside)
 
 
 def find_config_dir(start: Path, override: str | os.PathLike[str] | None = None) -> Path | None:
@@ -54,11 +71,15 @@ class WorkspaceLoader:
     """Loads workspaces (once per folder); remembers which scoping warnings it already gave.
 
     ``builtin_names`` are the tools the plugin has built in: upstream tool files naming them are
-    served by the built-ins, and workspace tools may not reuse their names.
+    served by the built-ins, and workspace tools may not reuse their names. Python files that tool
+    files name must lie inside the workspace root unless ``allow_outside_code``.
     """
 
-    def __init__(self, *, builtin_names: Iterable[str] = (), strict: bool = False) -> None:
+    def __init__(
+        self, *, builtin_names: Iterable[str] = (), strict: bool = False, allow_outside_code: bool = False
+    ) -> None:
         self.strict = strict
+        self.allow_outside_code = allow_outside_code
         self.builtin_names = frozenset(builtin_names)
         self.warned: set[str] = set()
         self._cache: dict[Path, Workspace] = {}
@@ -81,6 +102,7 @@ class _Load:
         self.loader = loader
         self.ws = Workspace(config_dir)
         self.dir = config_dir
+        self.code = CodeRoots((workspace_root(config_dir),), loader.allow_outside_code)
         self.config_node: tuple[Source, Node] | None = None
 
     # -- files --------------------------------------------------------------------------------
@@ -123,7 +145,7 @@ class _Load:
         for path in sorted(self.dir.glob("targets/*.yaml")):
             self.add_legacy_target(path)
         self.add_workspace_entries()
-        self.ws.tools, problems = build_tools(self.ws, self.loader.builtin_names)
+        self.ws.tools, problems = build_tools(self.ws, self.loader.builtin_names, self.code)
         self.ws.problems.extend(problems)
         return self.ws
 
@@ -320,7 +342,7 @@ class _Load:
     ) -> None:
         if node is None or src is None:
             src, node = self.read(path)
-        definition = read_tool_definition(src, node, path, trailmap) if node is not None else None
+        definition = read_tool_definition(src, node, path, trailmap, self.code) if node is not None else None
         self.keep(src)
         if definition is None:
             return
@@ -385,96 +407,6 @@ def load_file(path: Path, kind: str) -> tuple[Any, list[Problem]]:
         return read_tool_definition(src, node, path, None), src.problems
     model = {"trailmap": TrailmapManifest, "toolset": ToolsetConfig, "target": LegacyTarget}[kind]
     return validate(src, node, model, path.name), src.problems
-
-
-def read_tool_definition(src: Source, node: Node, path: Path, trailmap: str | None) -> ToolDef | None:
-    """A ``*.tool.yaml``: exactly one of class / tools / script, with the fields each mode needs."""
-    config = validate(src, node, ToolFile, path.name)
-    if config is None:
-        return None
-    span = src.span(node_at(node, ["id"])[0])
-    modes = config.bodies()
-    if len(modes) > 1:
-        src.problem(
-            node,
-            f"tool '{config.id}' has {' and '.join(modes)}; a tool has exactly one of class / tools / script",
-            fix="keep one body and move the rest into another tool",
-        )
-        return None
-    definition = ToolDef(config, path, span, trailmap)
-    if not modes:
-        if config.shortcut is None and config.trailhead is None:
-            src.problems.append(
-                Problem(
-                    span,
-                    f"tool '{config.id}' declares no implementation; calls to it will fail",
-                    why="a tool file needs `class:`, `tools:` or `script:` to run",
-                    fix="add `tools:` with the calls it makes, or `class: module:function`",
-                    severity="warning",
-                )
-            )
-        return definition
-    if not _mode_fields_ok(src, node, config, modes[0]):
-        return None
-    if modes[0] == "tools":
-        calls = _Grammar(src).tool_list(node_at(node, ["tools"])[0], f"the `tools:` of '{config.id}'")
-        definition.expansion = calls or ()
-        _check_parameter_tokens(src, definition)
-    return definition
-
-
-def _mode_fields_ok(src: Source, node: Node, config: ToolFile, mode: str) -> bool:
-    if mode == "class":
-        extra = [f for f in ("description", "parameters") if getattr(config, f) is not None]
-        if extra:
-            src.problem(
-                node_at(node, [extra[0]])[1] or node,
-                f"`{extra[0]}:` is not allowed with `class:`",
-                why="a class-backed tool takes its description and parameters from the code",
-                fix=f"remove `{extra[0]}:` (put it in the function's docstring / signature)",
-            )
-            return False
-        return True
-    missing = [f for f in ("description", "parameters") if getattr(config, f) is None]
-    if missing:
-        src.problem(
-            node,
-            f"tool '{config.id}' needs `{missing[0]}:` with `{mode}:`",
-            fix="use `parameters: []` for a tool without parameters"
-            if missing[0] == "parameters"
-            else "describe what the tool does in one or two sentences",
-        )
-        return False
-    return True
-
-
-def _check_parameter_tokens(src: Source, definition: ToolDef) -> None:
-    """``{{params.x}}`` must name a declared parameter; other prefixes than memory/args are errors."""
-    declared = {p.name for p in definition.config.parameters or []}
-    for call in definition.expansion:
-        for text in strings_in(call.args):
-            for match in TOKEN.finditer(text):
-                inner = body(match)
-                prefix, _, rest = inner.partition(".")
-                if prefix == "params" and rest not in declared:
-                    hint = did_you_mean(rest, declared)
-                    src.problems.append(
-                        Problem(
-                            call.span,
-                            f"'{definition.name}' uses unknown parameter '{rest}'",
-                            why=f"declared parameters: {', '.join(sorted(declared)) or 'none'}",
-                            fix=hint or f"declare '{rest}' under `parameters:`",
-                        )
-                    )
-                elif rest and prefix not in ("params", "memory", "args"):
-                    src.problems.append(
-                        Problem(
-                            call.span,
-                            f"unsupported token '{match.group(0)}' in '{definition.name}'",
-                            why="tool definitions take {{params.x}}, memory {{x}} and {{args.x}} tokens",
-                            fix="pass the value in as a parameter",
-                        )
-                    )
 
 
 def _ref(entry: Node) -> str | None:

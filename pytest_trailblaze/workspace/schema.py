@@ -7,6 +7,7 @@ walked back through the same tree to the node it names, so every problem reads
 
 from __future__ import annotations
 
+import functools
 import types
 import typing
 from typing import Any, Literal
@@ -14,6 +15,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from yaml.nodes import MappingNode, Node, SequenceNode
 
+from ..core.tooldef import bind_source_text
+from ..core.yamlcore import YamlFloat, YamlInt, plain_values, source_text
 from ..core.yamlsource import Source, did_you_mean
 
 PlatformKey = Literal["android", "ios", "web", "compose", "desktop"]
@@ -123,6 +126,16 @@ class ParamDecl(Strict):
     description: str = ""
     default: Any = None
 
+    @model_validator(mode="after")
+    def _default_as_written(self) -> ParamDecl:
+        """A string parameter's default is the text as written (``default: 007`` is ``"007"``);
+        other defaults are plain values (they appear in the tool's JSON Schema)."""
+        if self.type == "string" and isinstance(self.default, (bool, YamlInt, YamlFloat)):
+            self.default = source_text(self.default)
+        elif "default" in self.model_fields_set:
+            self.default = plain_values(self.default)
+        return self
+
     @property
     def has_default(self) -> bool:
         return "default" in self.model_fields_set
@@ -215,12 +228,20 @@ def validate(src: Source, node: Node, model: type[Strict], what: str) -> Any:
                 message, fix = misplaced[str(key_node.value)]
                 src.problem(key_node, message, fix=fix)
                 reported.add((str(key_node.value),))
+    value = src.value(node)
+    if isinstance(value, dict):  # numbers in string-typed fields keep their written text
+        value = bind_source_text(_json_schema(model), value)
     try:
-        return model.model_validate(src.value(node))
+        return model.model_validate(value)
     except ValidationError as exc:
         for error in exc.errors():
             _report(src, node, model, what, error, reported)
         return None
+
+
+@functools.cache
+def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    return model.model_json_schema(by_alias=True)
 
 
 def _removed_fields(

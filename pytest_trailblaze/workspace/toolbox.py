@@ -82,3 +82,10 @@ def toolbox(
         if registry.unsupported_reason(tool) is None and (show_hidden or tool.descriptor.surface_to_llm):
             offered.append(tool.descriptor)
     return sorted(offered, key=lambda d: d.name)
+
+
+def callable_tools(registry: ToolRegistry) -> list[ToolDescriptor]:
+    """Every tool a recording can call in the registry's session (``trailblaze toolbox --all``):
+    the toolbox, plus tools hidden from agents and tools of toolsets the session does not enable."""
+    tools = (registry.get(name) for name in registry.names())
+    return [tool.descriptor for tool in tools if registry.unsupported_reason(tool) is None]

@@ -1,43 +1,77 @@
 """Tools built from a workspace's tool files: compositions (``tools:``), Python callables
 (``class:`` and ``script:``), and placeholders for upstream classes this plugin cannot run.
 
-Python code named by a tool file is imported here, when the workspace loads (collection time),
-so an import error is a ``file:line`` problem before any device starts.
+A ``class:`` module is imported when the workspace loads (collection time): its code holds the
+tool's parameters, and an import error is a ``file:line`` problem before any device starts. A
+``script:`` tool's facts are all in its YAML, so its module is only located then and imported at
+the first call: collection, ``--collect-only``, ``check`` and ``toolbox`` never run it.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Callable, Iterable
+from functools import cached_property
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, WithJsonSchema, create_model
+from pydantic import BaseModel, ConfigDict, PlainValidator, ValidationError, WithJsonSchema, create_model
+from pydantic_core import PydanticCustomError
 
 from ..core.composition import expand
 from ..core.errors import FatalToolError, Problem, ToolArgumentError, ToolError, ToolFailure
-from ..core.pycall import ImportFailure, resolve_callable, run_script
+from ..core.model import ToolCall
+from ..core.pycall import CodeRoots, ImportFailure, locate, resolve_callable, run_script
 from ..core.tooldef import PythonTool, Tool, ToolDescriptor, ToolResult, explain, tool
 from .model import ToolDef, Workspace
 from .schema import ParamDecl
 
+
+def finite_number(value: Any) -> int | float:
+    """A ``number`` parameter: ints stay ints (3, not 3.0, when spliced into text), text from memory
+    is read as a number, and NaN or infinity is refused (no JSON, no wait, no timeout means them)."""
+    if isinstance(value, str):
+        text = value.strip()
+        value = int(text) if _INTEGER.fullmatch(text) else _float_or_none(text)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    raise PydanticCustomError("finite_number", "Input should be a finite number")
+
+
+def _float_or_none(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 PARAM_TYPES: dict[str, Any] = {
     "string": str,
     "integer": int,
     "boolean": bool,
-    # ints stay ints (3, not 3.0, when spliced into text); the schema still says "number"
-    "number": Annotated[int | float, WithJsonSchema({"type": "number"})],
+    "number": Annotated[Any, PlainValidator(finite_number), WithJsonSchema({"type": "number"})],
     "array": list,
     "object": dict,
 }
 
 
-def build_tools(ws: Workspace, builtin_names: Iterable[str]) -> tuple[list[Tool], list[Problem]]:
-    """Tools for every definition of the workspace, and the problems met building them."""
+def build_tools(
+    ws: Workspace, builtin_names: Iterable[str], code: CodeRoots | None = None
+) -> tuple[list[Tool], list[Problem]]:
+    """Tools for every definition of the workspace, and the problems met building them.
+
+    ``class:`` modules are imported (their code holds the tool's parameters); ``script:`` files
+    are only located, and imported at the tool's first call: their facts are in the YAML.
+    """
     builtins = set(builtin_names)
     tools: list[Tool] = []
     problems: list[Problem] = []
     for definition in ws.tool_defs.values():
         try:
-            built = _build(definition, builtins)
+            built = _build(definition, builtins, code)
         except ImportFailure as exc:
             line = "class" if definition.mode == "class" else "script"
             problems.append(
@@ -64,18 +98,16 @@ def build_tools(ws: Workspace, builtin_names: Iterable[str]) -> tuple[list[Tool]
     return tools, problems
 
 
-def _build(definition: ToolDef, builtins: set[str]) -> Tool | None:
+def _build(definition: ToolDef, builtins: set[str], code: CodeRoots | None) -> Tool | None:
     mode = definition.mode
     if mode == "tools":
         return CompositeTool(definition)
     if mode == "script":
-        return ScriptTool(
-            definition, resolve_callable(definition.config.script or "", definition.path.parent)
-        )
+        return ScriptTool(definition, code)
     if mode == "class":
         spec = definition.config.class_ or ""
         if ":" in spec:
-            return _class_tool(definition, resolve_callable(spec, definition.path.parent))
+            return _class_tool(definition, resolve_callable(spec, definition.path.parent, code))
         if definition.name in builtins:
             return None  # an upstream class whose tool this plugin has built in
         return UnavailableTool(
@@ -148,9 +180,20 @@ class CompositeTool(_DefinedTool):
     def __init__(self, definition: ToolDef) -> None:
         super().__init__(definition, source=f"yaml:{definition.path.name}")
 
+    @property
+    def calls(self) -> tuple[ToolCall, ...]:
+        return self.definition.expansion
+
+    @property
+    def parameter_names(self) -> frozenset[str]:
+        return frozenset(p.name for p in self.params)
+
+    @property
+    def parameter_defaults(self) -> dict[str, Any]:
+        return {p.name: p.default for p in self.params if p.has_default}
+
     def invoke(self, ctx: Any, validated: dict[str, Any]) -> ToolResult:
-        declared = {p.name for p in self.params}
-        calls = expand(self.definition.expansion, validated, declared)
+        calls = expand(self.calls, validated, self.parameter_names)
         for index, (name, args) in enumerate(calls, start=1):
             try:
                 ctx.run(name, args)
@@ -169,11 +212,28 @@ class ScriptTool(_DefinedTool):
     The wrapper is never recorded; the tools it runs are, each as its own entry.
     """
 
-    def __init__(self, definition: ToolDef, function: Callable[..., Any]) -> None:
+    def __init__(self, definition: ToolDef, code: CodeRoots | None = None) -> None:
         super().__init__(definition, source=f"script:{definition.path.name}", recordable=False)
+        self.spec = definition.config.script or ""
+        self.code = code
+        locate(self.spec, definition.path.parent, code)  # a missing file is a load problem; nothing runs
+
+    @cached_property
+    def function(self) -> Callable[..., Any]:
+        """The script, imported at the first call (collection and ``check`` never run its module)."""
+        try:
+            function = resolve_callable(self.spec, self.definition.path.parent, self.code)
+        except ImportFailure as exc:
+            raise ToolFailure(self._cannot_load(str(exc)), tool=self.name) from None
         if not callable(function):
-            raise ImportFailure(f"{definition.config.script} is not callable")
-        self.function = function
+            raise ToolFailure(self._cannot_load(f"{self.spec} is not callable"), tool=self.name)
+        return function
+
+    def _cannot_load(self, reason: str) -> str:
+        return (
+            f"tool '{self.name}' (defined at {self.definition.span}): cannot load `script:`: {reason}\n"
+            f"  fix: check the module path (module:attribute or path/to/file.py:attribute)"
+        )
 
     def invoke(self, ctx: Any, validated: dict[str, Any]) -> ToolResult:
         return run_script(self.function, dict(validated), ctx, self.name)

@@ -21,6 +21,7 @@ import pytest
 from sandbox import matching, processes, write
 
 from pytest_trailblaze.core.context import DeviceInfo, ToolContext
+from pytest_trailblaze.core.masking import Masker
 from pytest_trailblaze.core.memory import Memory
 from pytest_trailblaze.core.model import SourceSpan
 from pytest_trailblaze.core.registry import ToolRegistry
@@ -86,8 +87,17 @@ def make_target(
     )
 
 
-def make_toolsets(log_dir: Path, *, handshake: float = HANDSHAKE_S, call: float = CALL_S) -> McpToolsets:
-    return McpToolsets(log_dir, handshake_timeout=handshake, call_timeout=call, worker="mcptest")
+def make_toolsets(
+    log_dir: Path,
+    *,
+    handshake: float = HANDSHAKE_S,
+    call: float = CALL_S,
+    secrets: Mapping[str, str] | None = None,
+) -> McpToolsets:
+    """Toolsets as a worker has them; ``secrets`` (name -> value) are masked in what servers write."""
+    return McpToolsets(
+        log_dir, handshake_timeout=handshake, call_timeout=call, worker="mcptest", masker=Masker(secrets)
+    )
 
 
 @pytest.fixture
@@ -271,6 +281,53 @@ def _no_fixture_server_survives_the_session() -> Iterator[None]:
         sys.stderr.write(f"\nMCP fixture servers left behind by the tests (killed now): {left}\n")
 
 
+# -- workspaces and trails for pytester runs ---------------------------------------------------------
+#: Options of pytester runs: no screenshots (no browser work on failure), short MCP timeouts.
+FAST = (
+    "--trailblaze-screenshots=off",
+    "--trailblaze-mcp-handshake-timeout=20",
+    "--trailblaze-mcp-call-timeout=20",
+)
+QUIET = "-W ignore::pytest.PytestAssertRewriteWarning"
+
+
+def workspace(base: Path, servers: str, *, extra: Mapping[str, str] | None = None) -> Path:
+    """``base/trails/config`` with target ``fx`` (web) declaring ``servers`` (YAML list items)."""
+    root = base / "trails" / "config"
+    write(root, "trailblaze.yaml", "targets: [fx]\n")
+    trailmap = f"""
+id: fx
+target:
+  display_name: Fixture
+  mcp_servers:
+{servers}
+  platforms:
+    web: {{}}
+"""
+    (root / "trailmaps" / "fx").mkdir(parents=True)
+    (root / "trailmaps" / "fx" / "trailmap.yaml").write_text(trailmap.lstrip())
+    for rel, text in (extra or {}).items():
+        write(root, rel, text)
+    return root
+
+
+def trail(trail_id: str, *steps: str) -> str:
+    """A trail of target ``fx``: one step per block of web calls (YAML list items, indented 8)."""
+    body = "".join(
+        f"  - step: Use the MCP server ({number})\n    recording:\n      web:\n{calls}\n"
+        for number, calls in enumerate(steps, 1)
+    )
+    return f"config:\n  id: {trail_id}\n  target: fx\ntrail:\n{body}"
+
+
+def outcome_section(result: pytest.RunResult, title: str) -> str:
+    """The lines of the failure or error section of pytest's report whose title holds ``title``."""
+    lines = result.stdout.lines
+    start = next(i for i, line in enumerate(lines) if title in line and line.startswith("_"))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith(("_", "="))), len(lines))
+    return "\n".join(lines[start + 1 : end])
+
+
 class Helpers:
     """What the MCP tests share, through the ``fx`` fixture (test folders are not packages)."""
 
@@ -308,6 +365,11 @@ class Helpers:
     wait_gone = staticmethod(wait_gone)
     kill_matching = staticmethod(kill_matching)
     write = staticmethod(write)
+    FAST = FAST
+    QUIET = QUIET
+    workspace = staticmethod(workspace)
+    trail = staticmethod(trail)
+    outcome_section = staticmethod(outcome_section)
 
 
 @pytest.fixture(scope="session")

@@ -17,13 +17,6 @@ from pathlib import Path
 
 import pytest
 
-QUIET = "-W ignore::pytest.PytestAssertRewriteWarning"
-FAST = (
-    "--trailblaze-screenshots=off",
-    "--trailblaze-mcp-handshake-timeout=20",
-    "--trailblaze-mcp-call-timeout=20",
-)
-
 #: Records every MCP tool result of a trail item in results/<item>.json (on the worker that ran it).
 RECORDER = """
 import json, pathlib, re
@@ -42,65 +35,26 @@ def pytest_trailblaze_after_tool(name, args, result, context):
 """
 
 
-def _workspace(base: Path, fx, servers: str, *, extra: dict[str, str] | None = None) -> Path:
-    root = base / "trails" / "config"
-    fx.write(root, "trailblaze.yaml", "targets: [fx]\n")
-    trailmap = f"""
-id: fx
-target:
-  display_name: Fixture
-  mcp_servers:
-{servers}
-  platforms:
-    web: {{}}
-"""
-    (root / "trailmaps" / "fx").mkdir(parents=True)
-    (root / "trailmaps" / "fx" / "trailmap.yaml").write_text(trailmap.lstrip())
-    for rel, text in (extra or {}).items():
-        fx.write(root, rel, text)
-    return root
-
-
-def _trail(trail_id: str, calls: str) -> str:
-    return f"""
-config:
-  id: {trail_id}
-  target: fx
-trail:
-  - step: Use the MCP server
-    recording:
-      web:
-{calls}
-"""
-
-
-def _outcome_section(result: pytest.RunResult, title: str) -> str:
-    lines = result.stdout.lines
-    start = next(i for i, line in enumerate(lines) if title in line and line.startswith("_"))
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith(("_", "="))), len(lines))
-    return "\n".join(lines[start + 1 : end])
-
-
 # -- a crash, through the plugin ------------------------------------------------------------------------
 def test_a_crash_fails_the_trail_and_errors_the_next_one_of_the_session(pytester, fx) -> None:
     marker = fx.sentinel(f"plugin-crash-{pytester.path.name}")
     servers = f"""    - name: crasher
       command: {sys.executable}
       args: [{fx.RAW_SERVER}, crash, "{marker}"]"""
-    _workspace(pytester.path, fx, servers)
-    fx.write(pytester.path, "trails/a_crash.trail.yaml", _trail("fx/crash", "        - crash_on_call: {}"))
-    fx.write(pytester.path, "trails/b_next.trail.yaml", _trail("fx/next", "        - crash_on_call: {}"))
+    fx.workspace(pytester.path, servers)
+    fx.write(pytester.path, "trails/a_crash.trail.yaml", fx.trail("fx/crash", "        - crash_on_call: {}"))
+    fx.write(pytester.path, "trails/b_next.trail.yaml", fx.trail("fx/next", "        - crash_on_call: {}"))
 
     try:
-        result = pytester.runpytest_subprocess(*FAST, "-p", "no:randomly", timeout=90)
+        result = pytester.runpytest_subprocess(*fx.FAST, "-p", "no:randomly", timeout=90)
         left = fx.wait_gone(marker, timeout=3)
     finally:
         fx.kill_matching(marker)
 
     result.assert_outcomes(failed=1, errors=1)
     died = "MCP server crasher died while running tool 'crash_on_call'"
-    failed = _outcome_section(result, "fx/crash[web]")
-    errored = _outcome_section(result, "ERROR at setup of fx/next[web]")
+    failed = fx.outcome_section(result, "fx/crash[web]")
+    errored = fx.outcome_section(result, "ERROR at setup of fx/next[web]")
     for text in (failed, errored):
         assert died in text
         assert "exit code: 42" in text
@@ -137,16 +91,16 @@ def test_a_tool_name_collision_is_an_error_of_the_items_naming_both(pytester, fx
       command: env
       args: [{sys.executable}, {fx.PY_SERVER}, "{flag}", "{marker}"]"""
     extra = {"trailmaps/fx/tools/fx_greet.tool.yaml": GREET_TOOL} if clash == "workspace" else None
-    _workspace(pytester.path, fx, servers, extra=extra)
+    fx.workspace(pytester.path, servers, extra=extra)
     for name in ("one", "two"):
         fx.write(
             pytester.path,
             f"trails/{name}.trail.yaml",
-            _trail(f"fx/{name}", "        - pyfx_echo: {message: x}"),
+            fx.trail(f"fx/{name}", "        - pyfx_echo: {message: x}"),
         )
 
     try:
-        result = pytester.runpytest(*FAST, QUIET)
+        result = pytester.runpytest(*fx.FAST, fx.QUIET)
         left = fx.wait_gone(marker, timeout=3)
     finally:
         fx.kill_matching(marker)
@@ -155,7 +109,7 @@ def test_a_tool_name_collision_is_an_error_of_the_items_naming_both(pytester, fx
     name = "wait" if clash == "builtin" else "fx_greet"
     other = "builtin" if clash == "builtin" else "fx_greet.tool.yaml"
     for item in ("one", "two"):
-        text = _outcome_section(result, f"ERROR at setup of fx/{item}[web]")
+        text = fx.outcome_section(result, f"ERROR at setup of fx/{item}[web]")
         assert f"tool name collision: '{name}'" in text
         assert f"mcp:clasher ({shutil.which('env')} {sys.executable} {fx.PY_SERVER} {flag} {marker})" in text
         assert other in text
@@ -169,7 +123,7 @@ def _badly_named_server(pytester, fx, label: str) -> str:
     servers = f"""    - name: namer
       command: {sys.executable}
       args: [{fx.PY_SERVER}, "--also=fx_iphone_scroll", "{marker}"]"""
-    _workspace(pytester.path, fx, servers)
+    fx.workspace(pytester.path, servers)
     return marker
 
 
@@ -179,11 +133,11 @@ NAMING_ADVICE = "tool name 'fx_iphone_scroll' names a device type ('iphone')"
 def test_advertised_names_against_the_convention_warn_once_at_the_declaring_target(pytester, fx) -> None:
     marker = _badly_named_server(pytester, fx, "plugin-naming")
     for name in ("one", "two"):
-        trail = _trail(f"fx/{name}", "        - pyfx_echo: {message: hi}")
+        trail = fx.trail(f"fx/{name}", "        - pyfx_echo: {message: hi}")
         fx.write(pytester.path, f"trails/{name}.trail.yaml", trail)
 
     try:
-        result = pytester.runpytest(*FAST, QUIET, "-p", "no:randomly")
+        result = pytester.runpytest(*fx.FAST, fx.QUIET, "-p", "no:randomly")
     finally:
         fx.kill_matching(marker)
 
@@ -201,27 +155,52 @@ def test_advertised_names_against_the_convention_warn_once_at_the_declaring_targ
 
 def test_trailblaze_check_reports_advertised_naming_advice_as_a_warning(pytester, fx) -> None:
     marker = _badly_named_server(pytester, fx, "check-naming")
-    fx.write(pytester.path, "trails/one.trail.yaml", _trail("fx/one", "        - pyfx_echo: {message: hi}"))
+    fx.write(pytester.path, "trails/one.trail.yaml", fx.trail("fx/one", "        - pyfx_echo: {message: hi}"))
     console = Path(sys.executable).with_name("trailblaze")
 
     try:
         plain = subprocess.run(
             [console, "check", "trails"], cwd=pytester.path, capture_output=True, text=True
         )
-        strict = subprocess.run(
-            [console, "check", "--strict", "trails"], cwd=pytester.path, capture_output=True, text=True
-        )
     finally:
         fx.kill_matching(marker)
 
     assert plain.returncode == 0, plain.stdout + plain.stderr
-    assert strict.returncode == 1, strict.stdout + strict.stderr
-    for result in (plain, strict):
-        assert "trails/config/trailmaps/fx/trailmap.yaml:3:3: warning: mcp:namer" in result.stdout, (
-            result.stdout
+    assert "trails/config/trailmaps/fx/trailmap.yaml:3:3: warning: mcp:namer" in plain.stdout, plain.stdout
+    assert plain.stdout.count(NAMING_ADVICE) == 1
+
+
+def test_strict_makes_advertised_naming_an_error_in_pytest_and_in_check_alike(pytester, fx) -> None:
+    """``--trailblaze-strict`` and ``trailblaze check --strict``: the same finding, an error in both."""
+    marker = _badly_named_server(pytester, fx, "strict-naming")
+    for name in ("one", "two"):
+        fx.write(
+            pytester.path,
+            f"trails/{name}.trail.yaml",
+            fx.trail(f"fx/{name}", "        - pyfx_echo: {message: hi}"),
         )
-        assert NAMING_ADVICE in result.stdout
-        assert result.stdout.count(NAMING_ADVICE) == 1
+    console = Path(sys.executable).with_name("trailblaze")
+
+    try:
+        result = pytester.runpytest(*fx.FAST, fx.QUIET, "-p", "no:randomly", "--trailblaze-strict")
+        check = subprocess.run(
+            [console, "check", "--strict", "trails"], cwd=pytester.path, capture_output=True, text=True
+        )
+        left = fx.wait_gone(marker, timeout=3)
+    finally:
+        fx.kill_matching(marker)
+
+    finding = f"trails/config/trailmaps/fx/trailmap.yaml:3:3: mcp:namer ({sys.executable} {fx.PY_SERVER}"
+    result.assert_outcomes(errors=2)
+    for item in ("one", "two"):
+        text = fx.outcome_section(result, f"ERROR at setup of fx/{item}[web]")
+        assert finding in text and NAMING_ADVICE in text, text
+        assert "fix: drop 'iphone' from the name" in text
+    assert "TrailblazeWarning" not in result.stdout.str()
+    assert check.returncode == 1, check.stdout + check.stderr
+    assert finding in check.stdout and NAMING_ADVICE in check.stdout, check.stdout
+    assert "warning: mcp:namer" not in check.stdout
+    assert left == {}, f"server processes survived: {left}"
 
 
 def test_trailblaze_check_reports_a_server_tool_colliding_with_a_builtin_at_the_trail(pytester, fx) -> None:
@@ -229,8 +208,8 @@ def test_trailblaze_check_reports_a_server_tool_colliding_with_a_builtin_at_the_
     servers = f"""    - name: clasher
       command: {sys.executable}
       args: [{fx.PY_SERVER}, "--with-wait", "{marker}"]"""
-    _workspace(pytester.path, fx, servers)
-    fx.write(pytester.path, "trails/one.trail.yaml", _trail("fx/one", "        - pyfx_echo: {message: hi}"))
+    fx.workspace(pytester.path, servers)
+    fx.write(pytester.path, "trails/one.trail.yaml", fx.trail("fx/one", "        - pyfx_echo: {message: hi}"))
     console = Path(sys.executable).with_name("trailblaze")
 
     try:
@@ -260,14 +239,14 @@ def test_servers_under_xdist_see_the_session_and_none_survives(pytester, fx) -> 
     script = config / "servers" / f"{marker}.py"  # the run-unique file name is the ps marker
     script.parent.mkdir(parents=True)
     shutil.copy(fx.PY_SERVER, script)
-    _workspace(pytester.path, fx, f"    - script: ../../servers/{marker}.py")  # relative to trailmap.yaml
+    fx.workspace(pytester.path, f"    - script: ../../servers/{marker}.py")  # relative to trailmap.yaml
     pytester.makeconftest(RECORDER)
     for index in range(4):
-        fx.write(pytester.path, f"trails/t{index}.trail.yaml", _trail(f"fx/t{index}", CALLS))
+        fx.write(pytester.path, f"trails/t{index}.trail.yaml", fx.trail(f"fx/t{index}", CALLS))
 
     try:
         result = pytester.runpytest_subprocess(
-            *FAST,
+            *fx.FAST,
             "-n",
             "2",
             "--trailblaze-memory=user=ada",
@@ -342,7 +321,7 @@ def test_the_handshake_and_call_timeout_options_apply_to_the_session(pytester, f
     sleep = "        - pyfx_sleep: { seconds: 30 }"
     for target, calls in (("hang", "        - raw_echo: {}"), ("slow", sleep)):
         for name in ("a", "b"):
-            trail = _trail(f"{target}/{name}", calls).replace("target: fx", f"target: {target}")
+            trail = fx.trail(f"{target}/{name}", calls).replace("target: fx", f"target: {target}")
             fx.write(pytester.path, f"trails/{target}_{name}.trail.yaml", trail)
 
     pytester.makeconftest(SETUP_TIMES)
@@ -352,7 +331,9 @@ def test_the_handshake_and_call_timeout_options_apply_to_the_session(pytester, f
             # long enough for the Python server to start on a loaded machine, short for the hung one
             "--trailblaze-mcp-handshake-timeout=6",
             "--trailblaze-mcp-call-timeout=1",
-            QUIET,
+            fx.QUIET,
+            "-p",
+            "no:randomly",  # the a/b order below is the run's order
         )
         left = fx.wait_gone(marker, timeout=3)
     finally:
@@ -360,11 +341,11 @@ def test_the_handshake_and_call_timeout_options_apply_to_the_session(pytester, f
 
     result.assert_outcomes(failed=1, errors=3)
     for item in ("hang/a", "hang/b"):
-        text = _outcome_section(result, f"ERROR at setup of {item}[web]")
+        text = fx.outcome_section(result, f"ERROR at setup of {item}[web]")
         assert "MCP server hanger did not answer `initialize` within 6 s; it was killed" in text
-    failed = _outcome_section(result, "slow/a[web]")
+    failed = fx.outcome_section(result, "slow/a[web]")
     assert "tool 'pyfx_sleep' did not answer within 1 s" in failed
-    errored = _outcome_section(result, "ERROR at setup of slow/b[web]")
+    errored = fx.outcome_section(result, "ERROR at setup of slow/b[web]")
     assert "tool 'pyfx_sleep' did not answer within 1 s" in errored
     assert left == {}, f"server processes survived the run: {left}"
     # one watchdog wait and one call timeout in all: the second trail of a scope does not wait again
@@ -391,6 +372,9 @@ def test_toolbox_discovery_spawns_lists_the_filtered_tools_and_tears_down(tmp_pa
 
     try:
         done = subprocess.run([*command, "--target", "fx"], capture_output=True, text=True, timeout=60)
+        every = subprocess.run(
+            [*command, "--target", "fx", "--all"], capture_output=True, text=True, timeout=60
+        )
         left = fx.wait_gone(marker, timeout=3)
     finally:
         fx.kill_matching(marker)
@@ -400,3 +384,15 @@ def test_toolbox_discovery_spawns_lists_the_filtered_tools_and_tears_down(tmp_pa
     assert {"pyfx_echo", "pyfx_supportHours", "pyfx_webLower", "pyfx_playwrightDriver"} <= listed
     assert not listed & {"pyfx_hidden", "pyfx_otherToolset", "pyfx_androidOnly", "pyfx_androidDriver"}
     assert left == {}, f"discovery left its server running: {left}"
+
+    # --all: every tool a recording can call, the ones agents are not offered marked as such
+    assert every.returncode == 0, every.stderr
+    rows = {line.split()[0]: line for line in every.stdout.splitlines()[:-1] if line.strip()}
+    assert listed < set(rows)
+    for name in ("pyfx_hidden", "pyfx_otherToolset", "web_evaluate"):
+        assert "[not offered to agents]" in rows[name], rows.get(name)
+    assert "[not offered to agents]" not in rows["pyfx_echo"]
+    assert not set(rows) & {"pyfx_androidOnly", "pyfx_androidDriver", "tapOnElementBySelector"}
+    assert every.stdout.splitlines()[-1] == (
+        f"{len(rows)} callable tool(s) for web (target fx), {len(listed)} offered to agents"
+    )

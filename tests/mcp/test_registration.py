@@ -38,6 +38,7 @@ PY_FUNCTIONAL = {
     "pyfx_sleep",
     "pyfx_stderr",
     "pyfx_crash",
+    "pyfx_remember",
 }
 #: ``_meta`` tools of py_server.py registered in a web / playwright-native / host session.
 PY_META_WEB_HOST = {
@@ -69,6 +70,7 @@ TS_WEB = {
     "tsfx_structured",
     "tsfx_webOnly",
     "tsfx_supportTool",
+    "tsfx_remember",
 }
 
 

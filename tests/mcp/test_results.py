@@ -112,5 +112,5 @@ def test_a_wrong_type_for_a_typescript_tool_is_caught_before_the_call(ts_node_to
     registry = fx.registry_of(list(ts_node_tools.values()))
     with pytest.raises(ToolArgumentError, match=r"tsfx_structured.*'count'.*integer"):
         fx.run_tool(registry, "tsfx_structured", {"count": "7"})
-    with pytest.raises(ToolArgumentError, match=r"tsfx_echo.*'message' is a required argument"):
+    with pytest.raises(ToolArgumentError, match=r"tsfx_echo.*missing required argument 'message'"):
         fx.run_tool(registry, "tsfx_echo", {})

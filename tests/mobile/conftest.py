@@ -78,15 +78,16 @@ class AppiumServer:
         return [s["id"] for s in http_json(f"{self.url}/appium/sessions")["value"]]
 
 
-@pytest.fixture(scope="session")
-def appium_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppiumServer]:
-    """ONE Appium server for the session; its process group is killed at the end."""
+@contextlib.contextmanager
+def running_appium(log: Path, *extra: str) -> Iterator[AppiumServer]:
+    """An Appium server on a free port of 127.0.0.1 (``extra`` server arguments, such as
+    ``--base-path /wd/hub``) until the block ends; then its process group is killed."""
     if not APPIUM_ENTRY.is_file():
         pytest.fail(f"no Appium at {APPIUM_ENTRY}: run `npm ci` in {REPO}")
     port = free_port()
-    log = tmp_path_factory.mktemp("appium") / "server.log"
     argv = ["node", str(APPIUM_ENTRY), "server", "--address", "127.0.0.1", "--port", str(port)]
-    argv += ["--log-level", "warn", "--allow-insecure", "*:session_discovery"]
+    argv += ["--log-level", "warn", "--allow-insecure", "*:session_discovery", *extra]
+    base = extra[extra.index("--base-path") + 1] if "--base-path" in extra else ""
     with log.open("wb") as out:
         process = subprocess.Popen(
             argv,
@@ -97,7 +98,7 @@ def appium_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppiumSe
             stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
-    url = f"http://127.0.0.1:{port}"
+    url = f"http://127.0.0.1:{port}{base}"
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -119,6 +120,25 @@ def appium_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppiumSe
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def appium_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppiumServer]:
+    """ONE Appium server for the session; its process group is killed at the end."""
+    with running_appium(tmp_path_factory.mktemp("appium") / "server.log") as server:
+        yield server
+
+
+@pytest.fixture
+def start_appium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., AppiumServer]]:
+    """``start_appium(*server_args)``: one more Appium server for this test, stopped at its end."""
+    with contextlib.ExitStack() as servers:
+
+        def start(*extra: str) -> AppiumServer:
+            log = tmp_path_factory.mktemp("appium") / "server.log"
+            return servers.enter_context(running_appium(log, *extra))
+
+        yield start
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_trailblaze.core.errors import ToolArgumentError, ToolFailure
-from pytest_trailblaze.drivers.appium import ANDROID_KEYCODES, MobileDriver
+from pytest_trailblaze.drivers.appium import MobileDriver
+from pytest_trailblaze.drivers.appium_commands import ANDROID_KEYCODES
 
 if TYPE_CHECKING:  # the fixtures' types; at run time the fixtures come from conftest.py
     from conftest import Device

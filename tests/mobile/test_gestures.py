@@ -18,7 +18,7 @@ from pytest_trailblaze.core.errors import ToolArgumentError, ToolFailure
 from pytest_trailblaze.core.memory import Memory
 from pytest_trailblaze.core.registry import ToolRegistry
 from pytest_trailblaze.drivers.appium import MobileDriver
-from pytest_trailblaze.tools import builtin_tools
+from pytest_trailblaze.tools import builtin_tools, mobile_input
 from pytest_trailblaze.tools import mobile as mobile_tools
 
 if TYPE_CHECKING:  # the fixtures' types; at run time the fixtures come from conftest.py
@@ -232,14 +232,14 @@ class ScrollingSession:
     [
         (0, 0),
         (2, 2),
-        (mobile_tools.MAX_SCROLLS, mobile_tools.MAX_SCROLLS),  # found after the last allowed swipe
-        (None, mobile_tools.MAX_SCROLLS),  # never: MAX_SCROLLS swipes, each one looked at
+        (mobile_input.MAX_SCROLLS, mobile_input.MAX_SCROLLS),  # found after the last allowed swipe
+        (None, mobile_input.MAX_SCROLLS),  # never: MAX_SCROLLS swipes, each one looked at
     ],
 )
 def test_scroll_keeps_going_while_the_screen_changes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, appears_after: int | None, swipes: int
 ) -> None:
-    monkeypatch.setattr(mobile_tools.time, "sleep", lambda seconds: None)
+    monkeypatch.setattr(mobile_input.time, "sleep", lambda seconds: None)
     session = ScrollingSession(appears_after)
     driver = MobileDriver(session, "android", owns_session=True)
     registry = ToolRegistry(platform="android", driver_key="appium-android")

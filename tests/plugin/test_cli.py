@@ -375,6 +375,26 @@ def test_toolbox_lists_the_web_tools_without_hidden_ones(cli) -> None:
     assert set(tools) < set(listed(all_out))
 
 
+def test_toolbox_all_lists_every_tool_a_recording_can_call(cli) -> None:
+    """Selector taps and asserts are recorded by upstream but never offered to agents: --all lists them."""
+    code, out, _ = cli("toolbox", "--platform", "android", "--all")
+    agent_code, agent_out, _ = cli("toolbox", "--platform", "android")
+
+    assert code == 0 and agent_code == 0
+    tools, offered = listed(out), listed(agent_out)
+    rows = {line.split()[0]: line for line in out.splitlines()[:-1]}
+    hidden = ("tapOnElementBySelector", "tapOn", "assertVisibleBySelector", "tapOnElementWithText", "script")
+    for name in hidden:
+        assert tools.get(name) == "builtin", out
+        assert "[not offered to agents]" in rows[name]
+    assert set(offered) < set(tools)
+    assert "[not offered to agents]" not in rows["inputText"]
+    assert not [name for name in tools if name.startswith("web_")], out  # not callable on android
+    assert out.splitlines()[-1] == (
+        f"{len(tools)} callable tool(s) for android (no target), {len(offered)} offered to agents"
+    )
+
+
 def test_toolbox_into_a_reader_that_went_away_ends_quietly(tmp_path: Path) -> None:
     """`trailblaze toolbox | head -1`: the closed pipe is the reader's choice, not a crash."""
     read_end, write_end = os.pipe()
@@ -475,3 +495,161 @@ def test_toolbox_of_a_target_leaves_out_the_tools_of_other_targets(tmp_path: Pat
     assert "shop_web_greet" in listed(shop_out) and "store_web_restock" in listed(store_out)
     assert "store_web_restock" not in listed(shop_out), shop_out
     assert "shop_web_greet" not in listed(store_out), store_out
+
+
+# -- every call against its tool's schema, at every depth (issue 13 §5, issue 8 §3) -----------------
+COMPOSED = {
+    "trails/config/trailblaze.yaml": "targets: [shop]\n",
+    "trails/config/trailmaps/shop/trailmap.yaml": """
+        id: shop
+        target:
+          display_name: Shop
+          tools: [shop_web_open, shop_web_typo, shop_web_unused]
+    """,
+    "trails/config/trailmaps/shop/tools/shop_web_open.tool.yaml": """
+        id: shop_web_open
+        description: Open a page and wait.
+        parameters:
+          - name: pause
+            type: number
+        tools:
+          - web_navigate: {}
+          - wait: { timeToWaitInSeconds: "{{params.pause}}" }
+    """,
+    "trails/config/trailmaps/shop/tools/shop_web_typo.tool.yaml": """
+        id: shop_web_typo
+        description: Calls a tool that does not exist.
+        parameters: []
+        tools:
+          - web_clik: { ref: "css=#go" }
+    """,
+    "trails/config/trailmaps/shop/tools/shop_web_unused.tool.yaml": """
+        id: shop_web_unused
+        description: No trail calls it.
+        parameters: []
+        tools:
+          - assertEquals: { actual: x }
+          - shop_web_gone: {}
+    """,
+    "trails/calls.trail.yaml": """
+        config:
+          target: shop
+        trail:
+          - step: Open
+            recording:
+              web:
+                - web_navigate: {}
+                - shop_web_open: { pause: 1e300 }
+                - shop_web_typo: {}
+    """,
+}
+
+
+def test_check_judges_every_call_at_every_depth_of_composition(tmp_path: Path, cli) -> None:
+    write_tree(tmp_path, COMPOSED)
+
+    code, out, _ = cli("check", "trails")
+
+    assert code == 1
+    tools = "trails/config/trailmaps/shop/tools"
+    expected = [
+        "trails/calls.trail.yaml:7:11: invalid arguments for 'web_navigate': missing required argument 'url'",
+        f"{tools}/shop_web_open.tool.yaml:7:5: invalid arguments for 'web_navigate': "
+        "missing required argument 'url'",
+        f"{tools}/shop_web_open.tool.yaml:8:13: invalid arguments for 'wait': "
+        "argument 'timeToWaitInSeconds': Input should be less than or equal to 600 (got 1e+300)",
+        f"{tools}/shop_web_typo.tool.yaml:5:5: unknown tool 'web_clik' in composed tool 'shop_web_typo'",
+        f"{tools}/shop_web_unused.tool.yaml:5:5: invalid arguments for 'assertEquals': "
+        "missing required argument 'expected'",
+        f"{tools}/shop_web_unused.tool.yaml:6:5: unknown tool 'shop_web_gone' in composed tool "
+        "'shop_web_unused'",
+    ]
+    found = located(out)
+    for line in expected:
+        assert [f for f in found if f.startswith(line)], f"missing {line!r} in:\n{out}"
+    assert len(found) == len(expected), out  # a mistake met from two callers is reported once
+    assert "called at trails/calls.trail.yaml:8:11" in out
+    assert "did you mean 'web_click'?" in out
+
+
+#: ``@modelcontextprotocol/server-memory`` from npm (package.json): ``create_entities`` takes
+#: ``entities: [{name, entityType, observations: [string]}]``.
+MEMORY_SERVER = REPO / "node_modules" / "@modelcontextprotocol" / "server-memory" / "dist" / "index.js"
+
+
+def memory_workspace(graph: Path) -> dict[str, str]:
+    return {
+        "trails/config/trailblaze.yaml": "targets: [kg]\n",
+        "trails/config/trailmaps/kg/trailmap.yaml": f"""
+            id: kg
+            target:
+              display_name: Knowledge graph
+              mcp_servers:
+                - command: node
+                  args: ["{MEMORY_SERVER}"]
+                  env: {{ MEMORY_FILE_PATH: "{graph}" }}
+        """,
+        "trails/graph.trail.yaml": """
+            config:
+              target: kg
+            trail:
+              - step: Remember Ada
+                recording:
+                  web:
+                    - create_entities:
+                        entities:
+                          - { name: Ada, entityType: person, observations: [replays trails] }
+                          - { name: Bob, observations: [ { note: x } ] }
+                    - create_entities: { entities: [ { name: "{{who}}", entityType: "{{kind}}" } ] }
+                    - read_graph: {}
+                    - delete_entities: { entityNames: Ada }
+                    - create_entitis: {}
+        """,
+    }
+
+
+def test_check_validates_mcp_calls_against_the_servers_input_schema(tmp_path: Path, cli) -> None:
+    write_tree(tmp_path, memory_workspace(tmp_path / "graph.jsonl"))
+
+    code, out, _ = cli("check", "trails")
+
+    assert code == 1, out
+    expected = [  # at the argument each problem is in; paths lead into it
+        "trails/graph.trail.yaml:8:13: invalid arguments for 'create_entities': "
+        "entities[1].entityType is required",
+        "trails/graph.trail.yaml:8:13: invalid arguments for 'create_entities': "
+        "argument 'entities[1].observations[0]': {'note': 'x'} is not of type 'string'",
+        "trails/graph.trail.yaml:11:30: invalid arguments for 'create_entities': "
+        "entities[0].observations is required",
+        "trails/graph.trail.yaml:13:30: invalid arguments for 'delete_entities': "
+        "argument 'entityNames': 'Ada' is not of type 'array'",
+        "trails/graph.trail.yaml:14:11: unknown tool 'create_entitis' in step 1",
+    ]
+    found = [line for line in located(out) if line.startswith("trails/graph")]
+    for line in expected:
+        assert [f for f in found if f.startswith(line)], f"missing {line!r} in:\n{out}"
+    assert len(found) == len(expected), out
+    assert "did you mean 'create_entities'?" in out
+    assert not (tmp_path / "graph.jsonl").exists(), "check lists tools; it calls none"
+
+
+def test_without_servers_their_calls_are_warnings_that_say_how_to_check_them(tmp_path: Path, cli) -> None:
+    write_tree(tmp_path, memory_workspace(tmp_path / "graph.jsonl"))
+
+    code, out, _ = cli("check", "trails", "--no-servers")
+
+    assert code == 0, out
+    assert "trails/graph.trail.yaml:7:11: warning: tool 'create_entities' not checked (on web, step 1" in out
+    assert "invalid arguments" not in out
+    assert "fix: run without --no-servers to check it" in out
+
+
+def test_check_names_broken_links_and_folders_named_like_trails(tmp_path: Path, cli) -> None:
+    write_tree(tmp_path, {"trails/x.trail.yaml/inner.trail.yaml": "trail: []\n"})
+    (tmp_path / "trails" / "gone.trail.yaml").symlink_to("moved.trail.yaml")
+
+    code, out, _ = cli("check", "trails")
+
+    assert code == 1
+    assert "trails/gone.trail.yaml: broken symbolic link to 'moved.trail.yaml'" in out
+    assert "trails/x.trail.yaml: a folder named like a trail file" in out

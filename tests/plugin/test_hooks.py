@@ -39,6 +39,8 @@ def pytest_trailblaze_agent_step(step, context, item):
     if step.step.text == "Press increment like a human would":
         context.run("web_click", {"ref": "css=#increment-btn"})
         return "clicked"
+    if step.step.text == "Greet with a typo, as an agent might":
+        context.run("shop_gret", {"name": "Ada"})
     return None
 
 
@@ -112,6 +114,14 @@ trail:
         - shop_gret: { name: Ada }
 """
 
+#: A misspelt name that only the run meets (an agent's call): static checks cannot see it.
+AGENT_TYPO = """
+config:
+  id: hooks/agent-typo
+trail:
+  - step: Greet with a typo, as an agent might
+"""
+
 MISSING_ARG = """
 config:
   id: hooks/missing-arg
@@ -142,6 +152,7 @@ def hooked(pytester: pytest.Pytester, tb) -> pytest.Pytester:
         "observed": OBSERVED,
         "custom-tool": CUSTOM_TOOL,
         "unknown-tool": UNKNOWN_TOOL,
+        "agent-typo": AGENT_TYPO,
         "missing-arg": MISSING_ARG,
         "wrong-type": WRONG_TYPE,
     }.items():
@@ -170,10 +181,11 @@ def test_hooks_drive_agent_steps_observe_tools_and_register_tools(hooked: pytest
         "web",
         "-rA",
         "--trailblaze-screenshots=off",
+        *(f"trails/{name}.trail.yaml" for name in ("agent", "declined", "observed", "custom-tool")),
     )
     log = hook_log(hooked)
 
-    result.assert_outcomes(passed=2, failed=5, deselected=1)
+    result.assert_outcomes(passed=2, failed=2, deselected=1)
     result.stdout.fnmatch_lines(
         [
             "PASSED trails/agent.trail.yaml::hooks/agent[web]",
@@ -222,9 +234,9 @@ def test_after_tool_results_do_not_leak_secrets(hooked: pytest.Pytester, tb) -> 
 def test_every_tool_call_reaches_before_and_after_or_error(hooked: pytest.Pytester, tb) -> None:
     result = hooked.runpytest(
         tb.APP_MEMORY, "-m", "web", "--trailblaze-screenshots=off",
-        "trails/custom-tool.trail.yaml", "trails/unknown-tool.trail.yaml",
+        "trails/custom-tool.trail.yaml", "trails/agent-typo.trail.yaml",
     )  # fmt: skip
-    calls = [(e["kind"], e["name"]) for e in hook_log(hooked)]
+    calls = [(e["kind"], e["name"]) for e in hook_log(hooked) if e["kind"] != "agent"]
 
     result.assert_outcomes(passed=1, failed=1)
     assert calls[:4] == [
@@ -240,21 +252,25 @@ def test_every_tool_call_reaches_before_and_after_or_error(hooked: pytest.Pytest
     )
 
 
-def test_unknown_tools_and_bad_arguments_name_the_problem(hooked: pytest.Pytester) -> None:
+def test_unknown_tools_and_bad_arguments_of_registered_tools_are_collection_errors(
+    hooked: pytest.Pytester,
+) -> None:
+    """Tools a conftest registers are known at collection, so their names and arguments are checked
+    before anything starts."""
     result = hooked.runpytest(
         "-m", "web", "--trailblaze-screenshots=off",
         "trails/unknown-tool.trail.yaml", "trails/missing-arg.trail.yaml", "trails/wrong-type.trail.yaml",
     )  # fmt: skip
 
-    result.assert_outcomes(failed=3)
-    unknown = report(result, "hooks/unknown-tool[web]")
+    result.assert_outcomes(errors=3)
+    unknown = report(result, "ERROR collecting trails/unknown-tool.trail.yaml")
     assert "unknown tool 'shop_gret'" in unknown
     assert "did you mean 'shop_greet'?" in unknown
-    missing = report(result, "hooks/missing-arg[web]")
+    missing = report(result, "ERROR collecting trails/missing-arg.trail.yaml")
     assert "missing required argument 'name'" in missing
     assert "'shop_greet'" in missing
     assert "unknown argument 'nme'" in missing
-    wrong = report(result, "hooks/wrong-type[web]")
+    wrong = report(result, "ERROR collecting trails/wrong-type.trail.yaml")
     assert "argument 'times'" in wrong
     assert "'shop_greet'" in wrong
     assert "lots" in wrong

@@ -516,13 +516,14 @@ def pytest_trailblaze_register_tools(registry, config):
 def test_a_conftest_tool_colliding_with_a_workspace_tool_errors_naming_both(
     shop: pytest.Pytester, tb
 ) -> None:
+    """Both catalogs are known at collection: the collision is found before anything starts."""
     shop.makeconftest(COLLIDING)
     tb.write(shop.path, "trails/greet.trail.yaml", GREET_TRAIL)
 
     result = shop.runpytest("--trailblaze-screenshots=off")
 
     result.assert_outcomes(errors=1)
-    body = section(result, "ERROR at setup of shop/greet[web]")
+    body = section(result, "ERROR collecting trails/greet.trail.yaml")
     assert "tool name collision: 'shop_setGreeting'" in body
     assert "python:conftest" in body  # the hook's tool ...
     assert "shop_tools" in body  # ... and the workspace's

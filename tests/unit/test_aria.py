@@ -281,6 +281,152 @@ class TestNumbering:
         assert summary(snapshot) == [("e1", "button", 'a: b "c"', 0, False)]
 
 
+# -- Playwright's refs of the same elements (AI snapshot) --------------------------------------
+# What Playwright 1.65 prints for TodoMVC's vanillajs app (npm `todomvc`) with two todos: the
+# checkboxes' "✔" comes from CSS `::after`, the AI snapshot adds generic wrappers and the
+# visible-but-unnamed "✖" of the destroy buttons.
+TODO_DEFAULT = textwrap.dedent(
+    """\
+    - document:
+      - heading "todos" [level=1]
+      - textbox "What needs to be done?"
+      - checkbox "Mark all as complete": »
+      - list:
+        - listitem:
+          - checkbox: ✔
+          - text: Updates docs
+        - listitem:
+          - checkbox: ✔
+          - text: Buy milk
+      - strong: "2"
+      - text: items left
+    """
+)
+TODO_AI = textwrap.dedent(
+    """\
+    - generic [ref=e1]:
+      - generic [ref=e2]:
+        - generic [ref=e3]:
+          - heading "todos" [level=1] [ref=e4]
+          - textbox "What needs to be done?" [active] [ref=e5]
+        - generic [ref=e6]:
+          - checkbox "Mark all as complete" [ref=e7]: »
+          - list [ref=e8]:
+            - listitem [ref=e9]:
+              - generic [ref=e10]:
+                - checkbox [ref=e11]: ✔
+                - generic [ref=e12]: Updates docs
+                - text: ✖
+            - listitem [ref=e13]:
+              - generic [ref=e14]:
+                - checkbox [ref=e15]: ✔
+                - generic [ref=e16]: Buy milk
+                - text: ✖
+        - generic [ref=e17]:
+          - generic [ref=e18]:
+            - strong [ref=e19]: "2"
+            - text: items left
+    """
+)
+
+
+def aria_refs(default: str, ai: str) -> dict[str, str | None]:
+    return {ref: e.aria_ref for ref, e in number_elements(default, ai).items()}
+
+
+class TestAriaRefs:
+    def test_todomvc_generated_content_checkboxes(self):
+        assert aria_refs(TODO_DEFAULT, TODO_AI) == {
+            "e1": "e4",
+            "e2": "e5",
+            "e3": "e7",
+            "e4": "e11",
+            "e5": "e15",
+            "e6": "e19",
+        }
+
+    def test_numbering_is_the_default_snapshots(self):
+        with_refs = number_elements(TODO_DEFAULT, TODO_AI)
+        assert [(e.ref, e.role, e.name, e.nth, e.from_text) for e in with_refs.values()] == summary(
+            TODO_DEFAULT
+        )
+
+    def test_without_an_ai_snapshot_there_are_no_refs(self):
+        assert set(aria_refs(TODO_DEFAULT, "").values()) == {None}
+        assert all(e.aria_ref is None for e in number_elements(TODO_DEFAULT).values())
+
+    def test_hidden_duplicate_is_skipped(self):
+        """An aria-hidden but visible "Save" shows in the AI snapshot as nameless text only."""
+        default = lines('- button "Save"', '- button "Next"')
+        ai = lines("- button [ref=e3]: Save", '- button "Save" [ref=e4]', '- button "Next" [ref=e5]')
+        assert aria_refs(default, ai) == {"e1": "e4", "e2": "e5"}
+
+    def test_name_repeated_by_a_child_is_dropped_in_ai_mode(self):
+        default = lines('- heading "Docs" [level=2]:', '  - link "Docs":', '    - /url: "#x"')
+        ai = lines("- heading [level=2] [ref=e5]:", '  - link "Docs" [ref=e6] [cursor=pointer]:')
+        assert aria_refs(default, ai) == {"e1": "e5", "e2": "e6"}
+
+    def test_elements_without_a_ref_fall_back(self):
+        """Options of a closed <select> and nameless images: no ref, the rest still lines up."""
+        default = lines(
+            '- combobox "Category":',
+            '  - option "Support" [selected]',
+            '  - option "Sales"',
+            "- img",
+            '- button "Go"',
+        )
+        ai = lines(
+            '- combobox "Category" [ref=e2]:',
+            '  - option "Support" [selected]',
+            '  - option "Sales"',
+            '- button "Go" [ref=e4] [cursor=pointer]',
+        )
+        assert aria_refs(default, ai) == {"e1": "e2", "e2": None, "e3": None, "e4": "e4"}
+
+    def test_a_line_missing_from_the_ai_snapshot_shifts_nothing(self):
+        """A nameless image is dropped in AI mode; it must not take the clickable image's ref."""
+        default = lines("- img", '- link "Home"', "- img", '- button "Go"')
+        ai = lines('- link "Home" [ref=e2]', "- img [ref=e3] [cursor=pointer]", '- button "Go" [ref=e4]')
+        numbered = number_elements(default, ai)
+        assert [(e.ref, e.role, e.aria_ref) for e in numbered.values()] == [
+            ("e1", "link", "e2"),
+            ("e2", "button", "e4"),
+        ]
+
+    def test_a_large_page_of_repeated_rows(self):
+        """3,000 elements, no line unique: every row still gets its own refs, in order."""
+        default, ai = ["- list:"], ["- list [ref=e1]:"]
+        for row in range(1000):
+            default += ["  - listitem:", f'    - link "Item {row % 50}"', '    - button "Delete"']
+            default += ["    - checkbox"]
+            ai += [
+                f"  - listitem [ref=r{row}]:",
+                f"    - generic [ref=g{row}]:",
+                f'      - link "Item {row % 50}" [ref=l{row}]',
+                f'      - button "Delete" [ref=b{row}]',
+                f"      - checkbox [ref=c{row}]",
+            ]
+        refs = aria_refs(lines(*default), lines(*ai))
+        assert len(refs) == 3000
+        assert (refs["e1"], refs["e2"], refs["e3"], refs["e3000"]) == ("l0", "b0", "c0", "c999")
+
+    def test_frame_content_is_excluded(self):
+        default = lines("- iframe", '- button "After"')
+        ai = lines("- iframe [ref=e15]:", '  - button "After" [ref=f1e2]', '- button "After" [ref=e16]')
+        assert aria_refs(default, ai) == {"e1": "e16"}
+
+    def test_text_that_differs_still_pairs_by_role(self):
+        """Visible-but-hidden text (a destroy button's "✖") joins the item's text in AI mode."""
+        default = lines("- listitem: Updates docs", '- link "All"')
+        ai = lines("- listitem [ref=e9]: Updates docs ✖", '- link "All" [ref=e22]')
+        assert aria_refs(default, ai) == {"e1": "e9", "e2": "e22"}
+
+    def test_yaml_quoted_ai_line(self):
+        default = lines('- button "Total: 5"')
+        ai = lines("- 'button \"Total: 5\" [ref=e7] [cursor=pointer]'")
+        assert aria_refs(default, ai) == {"e1": "e7"}
+
+
 class TestParseLine:
     @pytest.mark.parametrize(
         ("line", "expected"),

@@ -1,15 +1,17 @@
 """Conformance with the 119 real upstream trails (U§1.11).
 
 Each file is loaded by the loader and cross-checked against an independent oracle built from
-plain ``yaml.safe_load`` output, so a loader bug cannot hide behind its own bookkeeping.
+``yaml.load`` output with the YAML 1.2 core schema written out here (upstream reads trails with
+a YAML 1.2 reader), so a loader bug cannot hide behind its own bookkeeping.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 import yaml
@@ -41,9 +43,26 @@ def loaded(path: Path) -> Trail:
     return load_trail(path)
 
 
+class Yaml12Oracle(yaml.SafeLoader):
+    """PyYAML's pure-Python safe loader with the YAML 1.2 core schema's resolvers only."""
+
+    yaml_implicit_resolvers: ClassVar[dict[Any, Any]] = {}
+
+
+for _tag, _regexp, _first in (
+    ("null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+    ("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
+    ("int", r"^(?:[-+]?[0-9]+)$", list("-+0123456789")),
+    ("float", r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?)$", list("-+0123456789.")),
+):
+    Yaml12Oracle.add_implicit_resolver(f"tag:yaml.org,2002:{_tag}", re.compile(_regexp), _first)
+Yaml12Oracle.add_constructor("tag:yaml.org,2002:int", lambda loader, node: int(node.value, 10))
+Yaml12Oracle.add_constructor("tag:yaml.org,2002:float", lambda loader, node: float(node.value))
+
+
 @functools.cache
 def raw(path: Path) -> dict[str, Any]:
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=Yaml12Oracle)
 
 
 # --- the oracle: plain safe_load, no loader code ---------------------------------------------------------
@@ -312,3 +331,28 @@ def test_trailhead_recordings_are_single_launch_calls(corpus: dict[str, Trail]) 
             continue
         for key, calls in head.recording.items():
             assert len(calls) <= 1, (rel, key)
+
+
+@pytest.mark.parametrize(
+    ("rel", "tool", "path", "written"),
+    [
+        ("trails/clock/assert-mixed-visibility.trail.yaml", "assertVisibleBySelector", "textRegex", "8:00"),
+        ("trails/clock/set-alarm-730am/trail.yaml", "assertVisibleBySelector", "textRegex", "7:30.AM"),
+        ("trails/clock/set-alarm-730am/trail.yaml", "assertNotVisibleWithText", "text", "7:30"),
+    ],
+)
+def test_clock_times_stay_text(upstream: Path, rel: str, tool: str, path: str, written: str) -> None:
+    """YAML 1.1 read ``8:00`` as the sexagesimal number 480; upstream (YAML 1.2) reads text."""
+    calls = [c for s in loaded(upstream / rel).steps for c in s.calls() if c.name == tool]
+    values = [v for c in calls for v in _values_named(c.args, path)]
+    assert written in values
+    assert all(isinstance(v, str) for v in values)
+
+
+def _values_named(value: Any, key: str) -> list[Any]:
+    if isinstance(value, dict):
+        found = [v for k, v in value.items() if k == key]
+        return found + [x for v in value.values() for x in _values_named(v, key)]
+    if isinstance(value, list):
+        return [x for v in value for x in _values_named(v, key)]
+    return []

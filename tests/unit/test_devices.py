@@ -83,6 +83,13 @@ def test_unknown_driver_type_is_none(given: str) -> None:
         "desktop-compose",
         "ios-revyl-cloud",
         "android-phone-37",
+        # a device's own segments are keys too: [android, phone] tries android-phone, android, phone
+        "phone",
+        "tablet",
+        "iphone",
+        "ipad",
+        "compose",
+        "phone-37",  # the segment lineage of a device reporting [android, phone-37]
     ],
 )
 def test_good_classifier_keys(key: str) -> None:
@@ -113,11 +120,12 @@ def test_badly_spelled_classifier_keys(key: str) -> None:
     assert problem is not None and "lowercase" in problem
 
 
-@pytest.mark.parametrize("key", ["phone", "tv", "tv-box", "macos", "iphone-ios", "compose-desktop"])
-def test_classifier_keys_must_start_with_a_platform(key: str) -> None:
+@pytest.mark.parametrize("key", ["tv", "tv-box", "macos", "pixel", "revyl-cloud", "phones", "watch-phone"])
+def test_classifier_keys_must_start_with_a_platform_or_a_device_type(key: str) -> None:
     problem = classifier_problem(key)
-    assert problem is not None and "platform" in problem
+    assert problem is not None and "platform" in problem and "device type" in problem
     assert all(p in problem for p in PLATFORMS)
+    assert all(segment in problem for segment in ("phone", "tablet", "iphone", "ipad"))
 
 
 def test_known_classifiers_are_all_valid() -> None:
@@ -127,7 +135,18 @@ def test_known_classifiers_are_all_valid() -> None:
 
 @pytest.mark.parametrize(
     ("key", "platform"),
-    [("android-phone", "android"), ("ios", "ios"), ("desktop-compose", "desktop"), ("web", "web")],
+    [
+        ("android-phone", "android"),
+        ("ios", "ios"),
+        ("desktop-compose", "desktop"),
+        ("web", "web"),
+        ("phone", "android"),
+        ("tablet", "android"),
+        ("phone-37", "android"),
+        ("iphone", "ios"),
+        ("ipad", "ios"),
+        ("compose", "desktop"),
+    ],
 )
 def test_platform_of(key: str, platform: str) -> None:
     assert platform_of(key) == platform

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_trailblaze.core.errors import TrailblazeError
 from pytest_trailblaze.core.lineage import resolution_chain, resolve, segments_for
+from pytest_trailblaze.core.loader import parse_trail
 from pytest_trailblaze.core.model import ANY_DEVICE
+from pytest_trailblaze.core.runner import plan_trail
 
 
 @pytest.mark.parametrize(
@@ -128,3 +131,96 @@ def test_keys_are_exact_not_prefixes() -> None:
 
 def test_resolve_accepts_any_iterable_chain() -> None:
     assert resolve(RECORDING, iter(TABLET)) == ("android-tablet", ["tap T"])
+
+
+# -- device-type keys in real trails (issue 8 §4) ----------------------------------------------------
+FORM_FACTOR_TRAIL = """\
+config:
+  id: form-factors
+trailhead:
+  step: Open the app
+  recording:
+    tablet:
+      launchApp: {appId: com.example.tablet}
+    phone:
+      launchApp: {appId: com.example.phone}
+trail:
+  - step: Tap the big button
+    recording:
+      phone:
+        - tapOnPoint: {x: 1, y: 1}
+      tablet:
+        - tapOnPoint: {x: 2, y: 2}
+      ipad:
+        - tapOnPoint: {x: 3, y: 3}
+  - step: Platform first, then the device type
+    recording:
+      phone: []
+      android:
+        - wait: {timeToWaitInSeconds: 0}
+      iphone:
+        - wait: {timeToWaitInSeconds: 1}
+  - step: The compound beats everything
+    recording:
+      phone: []
+      android: []
+      android-phone:
+        - wait: {timeToWaitInSeconds: 2}
+"""
+
+
+def _planned(chain: tuple[str, ...]) -> list[tuple[str | None, list[dict[str, object]] | None]]:
+    trail = parse_trail(FORM_FACTOR_TRAIL, "form-factors.trail.yaml")
+    plan = plan_trail(trail, chain)
+    steps = [plan.trailhead, *plan.steps]
+    return [
+        (s.matched, None if s.calls is None else [{c.name: dict(c.args)} for c in s.calls])
+        for s in steps
+        if s is not None
+    ]
+
+
+def test_device_type_keys_load_and_name_their_platforms() -> None:
+    trail = parse_trail(FORM_FACTOR_TRAIL, "form-factors.trail.yaml")
+    assert set(trail.classifiers()) == {"tablet", "phone", "ipad", "android", "iphone", "android-phone"}
+    assert trail.platforms() == ("android", "ios")
+
+
+def test_a_phone_takes_its_phone_recordings_where_nothing_closer_exists() -> None:
+    assert _planned(PHONE) == [
+        ("phone", [{"launchApp": {"appId": "com.example.phone"}}]),
+        ("phone", [{"tapOnPoint": {"x": 1, "y": 1}}]),
+        ("android", [{"wait": {"timeToWaitInSeconds": 0}}]),  # android-phone, android, then phone
+        ("android-phone", [{"wait": {"timeToWaitInSeconds": 2}}]),
+    ]
+
+
+def test_a_tablet_takes_its_tablet_recordings() -> None:
+    assert _planned(TABLET) == [
+        ("tablet", [{"launchApp": {"appId": "com.example.tablet"}}]),
+        ("tablet", [{"tapOnPoint": {"x": 2, "y": 2}}]),
+        ("android", [{"wait": {"timeToWaitInSeconds": 0}}]),
+        ("android", []),
+    ]
+
+
+def test_device_types_of_another_platform_never_match() -> None:
+    iphone = resolution_chain(["ios", "iphone"])
+    assert _planned(iphone) == [
+        (None, None),  # phone / tablet are Android's: no recording for an iPhone
+        (None, None),
+        ("iphone", [{"wait": {"timeToWaitInSeconds": 1}}]),
+        (None, None),
+    ]
+    assert _planned(IPAD)[1] == ("ipad", [{"tapOnPoint": {"x": 3, "y": 3}}])
+
+
+def test_a_misspelt_device_type_is_still_a_located_error() -> None:
+    bad = FORM_FACTOR_TRAIL.replace(
+        "      tablet:\n        - tapOnPoint", "      tablets:\n        - tapOnPoint"
+    )
+    with pytest.raises(TrailblazeError) as error:
+        parse_trail(bad, "form-factors.trail.yaml")
+    text = str(error.value)
+    assert "form-factors.trail.yaml:15:7: unknown device classifier 'tablets'" in text
+    assert "fix: did you mean 'tablet'?" in text

@@ -602,12 +602,12 @@ SINGLE_PROBLEM_CASES = [
         trailhead:
           step: Launch
           recording:
-            iphone: {launchApp: {appId: com.example}}
+            ipod: {launchApp: {appId: com.example}}
         trail:
           - step: x
         """,
         "4:5",
-        ("unknown device classifier 'iphone'",),
+        ("unknown device classifier 'ipod'",),
         (),
     ),
     (
@@ -939,7 +939,7 @@ SINGLE_PROBLEM_CASES = [
         ("remove `required: true` or the default",),
     ),
     (
-        "args-required-yes-with-default",
+        "args-required-yes-is-text",  # YAML 1.2: `yes` is a word, not a boolean
         """
         config:
           args:
@@ -948,8 +948,8 @@ SINGLE_PROBLEM_CASES = [
           - step: x
         """,
         "3:40",
-        ("arg 'retries' is required but has a default",),
-        (),
+        ("'required' of arg 'retries' must be true or false",),
+        ("required: true",),
     ),
     (
         "args-required-false-without-default",

@@ -15,6 +15,7 @@ from pytest_trailblaze.core.loader import (
     parse_trail,
 )
 from pytest_trailblaze.core.model import ANY_DEVICE, ArgDecl, SourceSpan, Step, ToolCall, Trail
+from pytest_trailblaze.core.yamlcore import YamlInt
 
 PATH = "trails/shop/trail.yaml"
 
@@ -374,7 +375,8 @@ def test_args_full_form_with_description_and_default(args: dict[str, ArgDecl]) -
 def test_args_typed_defaults(args: dict[str, ArgDecl], name: str, arg_type: str, default: object) -> None:
     decl = args[name]
     assert (decl.type, decl.required, decl.default) == (arg_type, False, default)
-    assert type(decl.default) is type(default)
+    numbers_keep_their_text = type(default) is int and isinstance(decl.default, YamlInt)
+    assert type(decl.default) is type(default) or numbers_keep_their_text
 
 
 def test_args_required_forms(args: dict[str, ArgDecl]) -> None:

@@ -373,7 +373,7 @@ def test_mask_hides_secrets_in_strings_and_nested_values() -> None:
     assert mem.mask(value) == {
         "text": f"typed {MASK} then {MASK}",
         "n": 4921,
-        "items": [MASK, [f"x{MASK}x", True], {"deep": [f"pin={MASK}"]}],
+        "items": [MASK, (f"x{MASK}x", True), {"deep": [f"pin={MASK}"]}],
         "plain": "cli-env",
     }
     assert value == original
@@ -424,7 +424,7 @@ def test_mask_with_repeated_and_adjacent_occurrences() -> None:
 
 def test_mask_with_ignores_empty_secrets_and_accepts_any_iterable() -> None:
     assert mask_with(["", None], "text") == "text"  # type: ignore[list-item]
-    assert mask_with(iter(["s3cr3t"]), ["s3cr3t", ("a s3cr3t",), 3]) == [MASK, [f"a {MASK}"], 3]
+    assert mask_with(iter(["s3cr3t"]), ["s3cr3t", ("a s3cr3t",), 3]) == [MASK, (f"a {MASK}",), 3]
 
 
 def test_secret_values_are_unique_longest_first() -> None:

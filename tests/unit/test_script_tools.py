@@ -241,25 +241,40 @@ def test_module_function_form_resolves_from_sys_path(tmp_path: Path, monkeypatch
         sys.modules.pop(module, None)
 
 
-def test_a_missing_script_function_is_a_load_problem(tmp_path: Path) -> None:
+def test_a_missing_script_function_fails_at_the_first_call(tmp_path: Path) -> None:
+    """A script's facts are in its YAML: loading never imports it, so a bad attribute shows at the call."""
     config = make_workspace(tmp_path)
     path = config / "trailmaps/shop/tools/shop_ok.tool.yaml"
     path.write_text(path.read_text().replace("scripts.py:ok", "scripts.py:okk"))
-    ws = WorkspaceLoader().load(config)
-    [problem] = ws.problems
-    assert str(problem.span) == f"{path}:1:5"
-    assert problem.what == "tool 'shop_ok': cannot load `script:`: scripts.py has no attribute 'okk'"
-    assert problem.fix == "check the module path (module:attribute or path/to/file.py:attribute)"
-    assert "shop_ok" not in {t.name for t in ws.tools}
+    s = Session(WorkspaceLoader().load(config))
+    with pytest.raises(ToolFailure) as info:
+        s.run("shop_ok", {"label": "Buy"})
+    assert str(info.value) == (
+        f"tool 'shop_ok' (defined at {path}:1:5): cannot load `script:`: scripts.py has no attribute 'okk'\n"
+        "  fix: check the module path (module:attribute or path/to/file.py:attribute)"
+    )
 
 
-def test_a_script_naming_something_not_callable_is_a_load_problem(tmp_path: Path) -> None:
+def test_a_script_naming_something_not_callable_fails_at_the_first_call(tmp_path: Path) -> None:
     config = make_workspace(tmp_path)
     (config / "trailmaps/shop/tools/scripts.py").write_text(SCRIPTS + "\nNOT_A_FUNCTION = 3\n")
     path = config / "trailmaps/shop/tools/shop_ok.tool.yaml"
     path.write_text(path.read_text().replace("scripts.py:ok", "scripts.py:NOT_A_FUNCTION"))
+    s = Session(WorkspaceLoader().load(config))
+    with pytest.raises(ToolFailure) as info:
+        s.run("shop_ok", {"label": "Buy"})
+    assert "cannot load `script:`: scripts.py:NOT_A_FUNCTION is not callable" in str(info.value)
+
+
+def test_a_missing_script_file_is_a_load_problem(tmp_path: Path) -> None:
+    config = make_workspace(tmp_path)
+    path = config / "trailmaps/shop/tools/shop_ok.tool.yaml"
+    path.write_text(path.read_text().replace("scripts.py:ok", "gone.py:ok"))
     [problem] = WorkspaceLoader().load(config).problems
-    assert problem.what == "tool 'shop_ok': cannot load `script:`: scripts.py:NOT_A_FUNCTION is not callable"
+    assert str(problem.span) == f"{path}:1:5"
+    gone = path.parent.resolve() / "gone.py"
+    reason = f"no module gone.py on sys.path and no file {gone}"
+    assert problem.what == f"tool 'shop_ok': cannot load `script:`: {reason}"
 
 
 # -- ctx.execute ---------------------------------------------------------------------------------

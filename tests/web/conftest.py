@@ -5,10 +5,14 @@ and a ``ToolContext`` over a web registry filled with the built-in tools. Tests 
 ``ToolRegistry.execute`` (interpolation, validation, logging) and check the effect on the page with
 plain Playwright calls on ``driver.page``.
 
-Besides the sample app the server answers two test-only paths:
+Besides the sample app the server answers test-only paths:
 
 * ``/slow?ms=N`` -- a JSON body after N milliseconds (for the post-action settle);
-* ``/slow-page?ms=N`` -- an HTML page after N milliseconds (a slow navigation target).
+* ``/slow-page?ms=N`` -- an HTML page after N milliseconds (a slow navigation target);
+* ``/test-pages/<name>`` -- the pages in ``tests/web/pages`` (generated content, analytics);
+* ``/collect`` -- an analytics endpoint: 204 to any GET or POST.
+
+``todomvc_url`` serves the real TodoMVC (npm ``todomvc``, the vanillajs app) on a port of its own.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ from pytest_trailblaze.tools import builtin_tools
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE_APP = REPO / "examples" / "sample-app"
+TEST_PAGES = Path(__file__).resolve().parent / "pages"
+TODOMVC = REPO / "node_modules" / "todomvc" / "examples" / "vanillajs"
 
 SLOW_PAGE = (
     "<!DOCTYPE html><html><head><title>Slow page</title></head>"
@@ -45,6 +51,12 @@ class _SampleAppHandler(SimpleHTTPRequestHandler):
 
     def do_GET(self) -> None:
         parts = urlsplit(self.path)
+        if parts.path == "/collect":
+            self._no_content()
+            return
+        if parts.path.startswith("/test-pages/"):
+            self._test_page(parts.path.removeprefix("/test-pages/"))
+            return
         if parts.path in ("/slow", "/slow-page"):
             delay_ms = int(parse_qs(parts.query).get("ms", ["700"])[0])
             time.sleep(delay_ms / 1000)
@@ -54,6 +66,25 @@ class _SampleAppHandler(SimpleHTTPRequestHandler):
                 self._send(SLOW_PAGE.encode(), "text/html; charset=utf-8")
             return
         super().do_GET()
+
+    def do_POST(self) -> None:
+        if urlsplit(self.path).path != "/collect":
+            self.send_error(404)
+            return
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self._no_content()
+
+    def _no_content(self) -> None:
+        self.send_response(204)
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+
+    def _test_page(self, name: str) -> None:
+        page = TEST_PAGES / name
+        if "/" in name or not page.is_file():
+            self.send_error(404)
+            return
+        self._send(page.read_bytes(), "text/html; charset=utf-8")
 
     def _send(self, body: bytes, content_type: str) -> None:
         try:
@@ -70,13 +101,11 @@ class _SampleAppHandler(SimpleHTTPRequestHandler):
         """Keep request lines out of the test output."""
 
 
-@pytest.fixture(scope="session")
-def app_url() -> Iterator[str]:
-    """Base URL of the sample app, served from a daemon thread for the whole session."""
-    handler = functools.partial(_SampleAppHandler, directory=str(SAMPLE_APP))
+def _serve(handler: Callable[..., Any], name: str) -> Iterator[str]:
+    """Serve from a daemon thread on a free port of 127.0.0.1 until the generator is closed."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="web-tests-app", daemon=True)
+    thread = threading.Thread(target=server.serve_forever, name=name, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_port}"
@@ -84,6 +113,25 @@ def app_url() -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def app_url() -> Iterator[str]:
+    """Base URL of the sample app, served for the whole session."""
+    yield from _serve(functools.partial(_SampleAppHandler, directory=str(SAMPLE_APP)), "web-tests-app")
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        """Keep request lines out of the test output."""
+
+
+@pytest.fixture(scope="session")
+def todomvc_url() -> Iterator[str]:
+    """Base URL of TodoMVC's vanillajs app from npm (``npm ci`` installs it with the other tools)."""
+    if not (TODOMVC / "index.html").is_file():
+        pytest.fail(f"TodoMVC is missing at {TODOMVC}: run `npm ci` (./dev does) to install it")
+    yield from _serve(functools.partial(_QuietHandler, directory=str(TODOMVC)), "web-tests-todomvc")
 
 
 @pytest.fixture(scope="module")  # closed before later modules run in-process browsers
@@ -169,6 +217,17 @@ def open_app(driver: WebDriver, app_url: str) -> Callable[[str], Any]:
 
     def goto(page: str = "index.html") -> Any:
         driver.page.goto(f"{app_url}/{page}")
+        return driver.page
+
+    return goto
+
+
+@pytest.fixture
+def open_test_page(driver: WebDriver, app_url: str) -> Callable[[str], Any]:
+    """Open one of ``tests/web/pages`` with plain Playwright (test set-up, not under test)."""
+
+    def goto(name: str) -> Any:
+        driver.page.goto(f"{app_url}/test-pages/{name}")
         return driver.page
 
     return goto

@@ -6,6 +6,7 @@ ref that resolves to the wrong element fails the test.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import pytest
@@ -375,3 +376,67 @@ class TestAttachWait:
             "No element found matching nodeSelector.web(dataTestId='not-there') or css=#never (waited 10 s)"
         )
         assert 9.5 <= elapsed < 14
+
+
+# -- actions the page refuses ----------------------------------------------------------------------
+def with_action_timeout(driver, ms: int) -> None:
+    driver.options = dataclasses.replace(driver.options, action_timeout_ms=ms)
+
+
+MODAL = "<dialog id='consent'>We use cookies <button>Accept</button></dialog>"
+
+
+class TestRefusedActions:
+    def test_click_under_a_modal_fails_in_the_action_timeout_with_the_reason(self, run, driver, open_app):
+        page = open_app("index.html#counter")
+        with_action_timeout(driver, 2_000)
+        add_html(page, MODAL, "body")
+        page.evaluate("document.getElementById('consent').showModal()")
+        with pytest.raises(ToolFailure) as info:
+            run("web_click", ref="css=#increment-btn")
+        assert str(info.value) == (
+            'css=#increment-btn: Locator.click timed out after 2 s: <dialog open="" id="consent">…</dialog>'
+            " intercepts pointer events"
+        )
+        page.get_by_role("button", name="Accept").click()
+        assert counter(page) == "0"
+
+    def test_the_attach_wait_counts_towards_the_action_timeout(self, run, driver, open_app):
+        """The element is there at once but covered: 11 s in all, not 10 s of attach wait + 11 s."""
+        page = open_app("index.html#counter")
+        with_action_timeout(driver, 11_000)
+        add_html(page, MODAL, "body")
+        page.evaluate("document.getElementById('consent').showModal()")
+        refused = r"timed out after 11 s: <dialog .*> intercepts pointer events$"
+        with pytest.raises(ToolFailure, match=refused):
+            run("web_click", ref='button "Increment"')
+
+    def test_disabled_field_names_the_reason(self, run, driver, open_app):
+        page = open_app("index.html#form")
+        with_action_timeout(driver, 1_000)
+        page.evaluate("document.getElementById('name-input').disabled = true")
+        with pytest.raises(ToolFailure) as info:
+            run("web_type", ref='textbox "Name"', text="Ada")
+        assert str(info.value) == 'textbox "Name": Locator.fill timed out after 1 s: element is not enabled'
+
+    def test_a_short_action_timeout_keeps_the_attach_wait(self, run, driver, open_app):
+        """An element that appears after the action timeout but within 10 s is still clicked."""
+        page = open_app("index.html#counter")
+        with_action_timeout(driver, 1_000)
+        page.evaluate(
+            "setTimeout(() => document.querySelector('.counter-buttons').insertAdjacentHTML("
+            "'beforeend', '<button id=\"late\" onclick=\"window.__late = 1\">Late</button>'), 2500)"
+        )
+        run("web_click", ref='button "Late"')
+        assert page.evaluate("window.__late") == 1
+
+    def test_modal_closed_within_the_timeout_lets_the_click_through(self, run, driver, open_app):
+        page = open_app("index.html#counter")
+        with_action_timeout(driver, 5_000)
+        add_html(page, MODAL, "body")
+        page.evaluate(
+            "document.getElementById('consent').showModal();"
+            " setTimeout(() => document.getElementById('consent').close(), 700)"
+        )
+        run("web_click", ref="css=#increment-btn")
+        assert counter(page) == "1"

@@ -14,6 +14,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import mcp_types as types
 from mcp.server.mcpserver import Context, MCPServer
@@ -147,6 +148,22 @@ def pyfx_crash() -> str:
     sys.stderr.write("intentional crash diagnostic line two\n")
     sys.stderr.flush()
     os._exit(42)
+
+
+# -- memory writes on the result ------------------------------------------------------------------
+@server.tool()
+def pyfx_remember(
+    values: dict[str, Any], deletions: list[Any] | None = None, flat: bool = False, fail: bool = False
+) -> types.CallToolResult:
+    """Write trail memory through the result's _meta: upstream's nested ``trailblaze`` envelope, or
+    the flat ``trailblaze/memoryDelta`` keys; ``fail`` makes the result an error carrying the same writes."""
+    writes: dict[str, Any] = {"memoryDelta": values}
+    if deletions is not None:
+        writes["memoryDeletions"] = deletions
+    meta = {f"trailblaze/{k}": v for k, v in writes.items()} if flat else {"trailblaze": writes}
+    text = "failed, but wrote" if fail else f"remembered {','.join(values)}"
+    content = [types.TextContent(type="text", text=text)]
+    return types.CallToolResult(content=content, is_error=fail, _meta=meta)
 
 
 # -- _meta ---------------------------------------------------------------------------------------

@@ -10,6 +10,10 @@ Behaviour by the first argument:
   stderr lines and exits with code 42.
 - ``normal``: handshakes, advertises ``raw_echo`` and ``raw_env`` and answers them; a call of any
   other tool gets a JSON-RPC error (-32602); exits on stdin EOF.
+- ``junk``: like ``normal``, but first writes a banner line on stdout (not JSON-RPC), with the
+  value of ``MCPFX_JUNK`` when set.
+- ``junkcall``: like ``normal``, but every ``tools/call`` first writes a stray line on stdout
+  (``MCPFX_JUNK`` when set), as a ``print`` left in a tool would.
 
 Further arguments (``--sentinel=...``) are ignored; they make the process easy to find with ``ps``.
 """
@@ -45,6 +49,11 @@ def send(message: dict) -> None:
     sys.stdout.flush()
 
 
+def stray() -> None:
+    sys.stdout.write(os.environ.get("MCPFX_JUNK", "debug: not a JSON-RPC message") + "\n")
+    sys.stdout.flush()
+
+
 def answer(request: dict) -> None:
     method, ident = request.get("method"), request.get("id")
     if ident is None:
@@ -63,15 +72,17 @@ def answer(request: dict) -> None:
             }
         )
     elif method == "tools/list":
-        send({"jsonrpc": "2.0", "id": ident, "result": {"tools": TOOLS.get(MODE, [])}})
+        send({"jsonrpc": "2.0", "id": ident, "result": {"tools": TOOLS.get(MODE, TOOLS["normal"])}})
     elif method == "tools/call":
+        if MODE == "junkcall":
+            stray()
         if MODE == "crash":
             sys.stderr.write("intentional crash diagnostic line one\n")
             sys.stderr.write("intentional crash diagnostic line two\n")
             sys.stderr.flush()
             os._exit(42)
         params = request.get("params", {})
-        if params.get("name") not in {t["name"] for t in TOOLS.get(MODE, [])}:
+        if params.get("name") not in {t["name"] for t in TOOLS.get(MODE, TOOLS["normal"])}:
             error = {"code": -32602, "message": f"Unknown tool: {params.get('name')}"}
             send({"jsonrpc": "2.0", "id": ident, "error": error})
             return
@@ -93,6 +104,8 @@ def main() -> None:
         if pid_file:
             with open(pid_file, "w") as fh:  # noqa: PTH123
                 fh.write(str(child.pid))
+    if MODE == "junk":
+        stray()
     for line in sys.stdin:
         if not line.strip():
             continue

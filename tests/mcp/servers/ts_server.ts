@@ -98,4 +98,21 @@ server.registerTool(
   async () => text("support ran"),
 );
 
+// Upstream's scripting SDK returns ctx.memory.set/delete this way: _meta.trailblaze.memoryDelta / memoryDeletions.
+server.registerTool(
+  "tsfx_remember",
+  {
+    description: "Write trail memory through the result's _meta.trailblaze envelope.",
+    inputSchema: {
+      values: z.record(z.string(), z.string()),
+      deletions: z.array(z.string()).optional(),
+      _trailblazeContext: trailblazeContext,
+    },
+  },
+  async ({ values, deletions }) => ({
+    ...text(`remembered ${Object.keys(values).join(",")}`),
+    _meta: { trailblaze: { memoryDelta: values, ...(deletions ? { memoryDeletions: deletions } : {}) } },
+  }),
+);
+
 await server.connect(new StdioServerTransport());

@@ -1,0 +1,36 @@
+"""The LLM agent: runs natural-language steps, heals stale recordings, feeds recording write-back.
+
+It talks to the rest of the plugin only through the session's tool registry, the driver's
+snapshot methods and the runner's agent callback. Provider SDKs (``openai``, ``anthropic``, the
+``agent`` extra) are imported by the provider adapters on the first request, never at collection.
+"""
+
+from __future__ import annotations
+
+from .loop import AgentCall, AgentLoop, StepRun
+from .spec import EXTRA_HINT, LlmSpec, parse_model, require_sdk
+from .wire import Provider
+
+
+def make_provider(spec: LlmSpec) -> Provider:
+    """The adapter of the spec's provider (its SDK is imported when it first sends)."""
+    if spec.provider == "anthropic":
+        from .anthropic_messages import AnthropicMessages
+
+        return AnthropicMessages(spec)
+    from .openai_chat import OpenAIChat
+
+    return OpenAIChat(spec)
+
+
+__all__ = [
+    "EXTRA_HINT",
+    "AgentCall",
+    "AgentLoop",
+    "LlmSpec",
+    "Provider",
+    "StepRun",
+    "make_provider",
+    "parse_model",
+    "require_sdk",
+]

@@ -1,0 +1,50 @@
+"""Tools that exist for the agent: ``objectiveStatus`` (U§4.2 meta) and the mobile ``tap`` by ref.
+
+Both are offered to the model and never recorded (U§4.1 "LLM-only wrapper"): ``objectiveStatus``
+only ends a step, and ``tap`` resolves the ref the model saw to a ``nodeSelector`` and delegates
+to ``tapOnElementBySelector``, the precise call a recording keeps (through the tool log).
+"""
+
+from __future__ import annotations
+
+from ..core.context import ToolContext
+from ..core.errors import ToolFailure
+from ..core.tooldef import CaseInsensitiveEnum, Tool, tool
+from .screen import mobile_refs
+from .selectors import mobile_node_selector
+
+
+class ObjectiveState(CaseInsensitiveEnum):
+    IN_PROGRESS = "IN_PROGRESS"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+
+
+@tool(source="builtin", toolset="meta", is_recordable=False)
+def objectiveStatus(ctx: ToolContext, explanation: str, status: ObjectiveState) -> str:
+    """Report progress on the current objective: COMPLETED when it is done, FAILED when it cannot be
+    done (say why), IN_PROGRESS to note a partial result."""
+    return f"{status.value}: {explanation}"
+
+
+@tool(
+    source="builtin",
+    toolset="core_interaction",
+    platforms=("android", "ios"),
+    is_recordable=False,
+)
+def tap(ctx: ToolContext, ref: str, longPress: bool = False) -> str:
+    """Tap the element whose ref (like y1234) the current screen shows; longPress holds it."""
+    driver = ctx.driver
+    nodes = driver.nodes()
+    node = mobile_refs(nodes).get(ref.strip().strip("[]"))
+    if node is None:
+        raise ToolFailure(
+            f"no element with ref {ref!r} on the current screen; use a ref from the latest screen"
+        )
+    selector = mobile_node_selector(node, nodes, ctx.platform)
+    args = {"nodeSelector": selector, **({"longPress": True} if longPress else {})}
+    return ctx.run("tapOnElementBySelector", args).message
+
+
+TOOLS: tuple[Tool, ...] = (objectiveStatus, tap)

@@ -1,0 +1,109 @@
+"""What the agent loop and the provider adapters exchange, independent of any provider.
+
+The loop builds a ``Conversation`` of neutral turns; an adapter turns it into its provider's wire
+format (OpenAI Chat Completions, Anthropic Messages), sends it with the provider's SDK and parses
+the answer back into a ``Reply``. Keeping the turns neutral lets one loop drive every provider and
+lets the masking filter see every string before any of it leaves the process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool as the model sees it: name, description and the JSON Schema of its arguments."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolRequest:
+    """One tool call the model asked for; ``arguments`` is the raw JSON text it sent."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """The model's answer: optional text and the tool calls it made (the loop uses the first)."""
+
+    text: str
+    calls: tuple[ToolRequest, ...]
+    usage: Usage = Usage()
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One entry of the conversation.
+
+    ``user`` turns carry text and an optional PNG; an ``assistant`` turn carries the call it made;
+    a ``result`` turn answers that call (by ``call.id``) with the tool's message.
+    """
+
+    role: Literal["user", "assistant", "result"]
+    text: str = ""
+    image_png: bytes | None = None
+    call: ToolRequest | None = None
+
+
+@dataclass
+class Conversation:
+    """Everything sent to the model for one step: the system prompt, the tools and the turns."""
+
+    system: str
+    tools: tuple[ToolSpec, ...]
+    turns: list[Turn] = field(default_factory=list)
+
+
+class ProviderError(Exception):
+    """The provider could not answer: an HTTP error, a timeout, an unreadable reply.
+
+    ``cause`` is a one-line reason for the step failure message; adapters raise it for every
+    error of their SDK so the loop never shows a provider traceback.
+    """
+
+    def __init__(self, cause: str) -> None:
+        super().__init__(cause)
+        self.cause = cause
+
+
+class Provider(Protocol):
+    """A model behind a provider's API; ``name`` is ``provider/model`` as the user wrote it."""
+
+    name: str
+
+    def complete(self, conversation: Conversation) -> Reply: ...
+
+
+def error_cause(exc: BaseException) -> str:
+    """The innermost reason of an SDK error, on one line (connection refused, bad JSON...)."""
+    inner: BaseException = exc
+    while inner.__cause__ is not None:
+        inner = inner.__cause__
+    text = str(inner).strip() or str(exc).strip() or type(inner).__name__
+    return text.splitlines()[0]
+
+
+def status_message(exc: BaseException) -> str:
+    """The ``error.message`` of an HTTP error's JSON body, else the error's own first line."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        message = error.get("message") if isinstance(error, dict) else error
+        if message:
+            return str(message).strip().splitlines()[0]
+    return error_cause(exc)

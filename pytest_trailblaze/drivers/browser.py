@@ -1,0 +1,207 @@
+"""The worker's browser: how it is launched, and the one place trail contexts are made.
+
+``BrowserHost`` starts Playwright and one browser on first use and stops both at the end of the
+session. Every browser context a trail runs in comes from ``BrowserHost.new_context`` (our
+browser) or goes through ``prepare_context`` (a context handed in by the user), so settings that
+apply to every trail context (timeouts, no animations; traces and video later) live here.
+
+Playwright's loop is marked on the thread only while this module's code uses it (``loopstate``):
+the host leaves it marked after a call, as Playwright's sync API does, and the plugin's fixtures
+clear it again around each trail.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Mapping
+from contextlib import suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..core.errors import DriverError, first_line
+from . import launch
+from .loopstate import PlaywrightLoop
+
+if TYPE_CHECKING:
+    from .playwright import WebDriver
+
+CHROMIUM_FLAGS = (
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+)
+SYSTEM_CHROMIUM = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+NO_ANIMATIONS = """(() => {
+  const css = '*,*::before,*::after{animation-duration:0s!important;animation-delay:0s!important;' +
+              'transition-duration:0s!important;transition-delay:0s!important;caret-color:transparent!important}';
+  const add = () => { const s = document.createElement('style'); s.textContent = css;
+                      (document.head || document.documentElement).appendChild(s); };
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', add); else add();
+})();"""
+
+
+@dataclass(frozen=True)
+class BrowserOptions:
+    """How to obtain a browser; resolved once from options, ini and fixtures."""
+
+    browser: str = "chromium"
+    headed: bool = False
+    executable_path: str | None = None
+    launch_args: tuple[str, ...] = ()
+    connect: str | None = None
+    viewport: tuple[int, int] = (1280, 800)
+    action_timeout_ms: int = 30_000
+    navigation_timeout_ms: int = 30_000
+    settle_quiet_ms: int = 500
+    launch_timeout_s: float = 30.0
+    #: Other ``launch()`` keyword arguments (``channel``, ``slow_mo``, ``env``...).
+    extra_launch: Mapping[str, Any] = field(default_factory=dict)
+
+
+def find_system_chromium() -> str | None:
+    """Debian's (or any distro's) Chromium on PATH, for machines without Playwright's own build."""
+    for name in SYSTEM_CHROMIUM:
+        found = shutil.which(name)
+        if found:
+            return found
+    return "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+
+
+def prepare_context(context: Any, options: BrowserOptions) -> None:
+    """What every trail context gets, ours or handed in: the trail timeouts and no animations."""
+    context.set_default_timeout(options.action_timeout_ms)
+    context.set_default_navigation_timeout(options.navigation_timeout_ms)
+    context.add_init_script(NO_ANIMATIONS)
+
+
+class BrowserHost:
+    """Starts Playwright and one browser on first use; stops both at the end of the session."""
+
+    def __init__(self, options: BrowserOptions) -> None:
+        self.options = options
+        self.loop = PlaywrightLoop()
+        self._playwright: Any = None
+        self._browser: Any = None
+        self._failure: DriverError | None = None
+
+    @property
+    def browser(self) -> Any:
+        """The browser, started on first use; a failed start is reported again, not retried."""
+        if self._failure is not None:
+            raise DriverError(str(self._failure))
+        self.loop.enter()
+        if self._browser is None:
+            try:
+                self._browser = self._start()
+            except DriverError as exc:
+                self._failure = exc
+                raise
+        return self._browser
+
+    def launch_kwargs(self) -> dict[str, Any]:
+        """Launch arguments; a missing Playwright Chromium falls back to the system one."""
+        opts = self.options
+        kwargs: dict[str, Any] = {
+            "headless": not opts.headed,
+            "timeout": opts.launch_timeout_s * 1000,
+            **dict(opts.extra_launch),
+        }
+        args = list(opts.launch_args)
+        if opts.browser == "chromium":
+            args = [*CHROMIUM_FLAGS, *args]
+        if args:
+            kwargs["args"] = args
+        if opts.executable_path:
+            kwargs["executable_path"] = opts.executable_path
+        return kwargs
+
+    def _start(self) -> Any:
+        from playwright.sync_api import Error, sync_playwright
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        self._playwright = sync_playwright().start()
+        self.loop.started()
+        browser_type = getattr(self._playwright, self.options.browser)
+        try:
+            if self.options.connect:
+                return browser_type.connect(
+                    self.options.connect, timeout=self.options.launch_timeout_s * 1000
+                )
+            kwargs = self.launch_kwargs()
+            if not {"executable_path", "channel"} & kwargs.keys() and self.options.browser == "chromium":
+                bundled = Path(browser_type.executable_path)
+                if not bundled.exists():
+                    kwargs["executable_path"] = find_system_chromium() or str(bundled)
+            return browser_type.launch(**kwargs)
+        except PlaywrightTimeout as exc:
+            self.close()  # stopping Playwright's driver stops what it launched
+            launch.kill_launched(str(exc))
+            raise DriverError(self._launch_timeout(exc)) from None
+        except Error as exc:
+            self.close()
+            raise DriverError(self._start_failure(exc)) from None
+
+    def _launch_timeout(self, exc: Exception) -> str:
+        waited, opts = self.options.launch_timeout_s, self.options
+        if opts.connect:
+            return launch.connect_timeout_message(opts.connect, waited)
+        executable = self.launch_kwargs().get("executable_path", "")
+        return launch.launch_timeout_message(opts.browser, waited, str(exc), executable)
+
+    def _start_failure(self, exc: Exception) -> str:
+        first = first_line(exc)
+        if self.options.connect:
+            return (
+                f"could not connect to the browser at {self.options.connect}: {first}\n"
+                f"  fix: start a Playwright browser server there, or drop --trailblaze-connect"
+            )
+        return (
+            f"could not start {self.options.browser}: {first}\n"
+            f"  fix: install Chromium (Debian: apt-get install chromium) or pass "
+            f"--trailblaze-browser-path /path/to/browser"
+        )
+
+    def context_args(self, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """``new_context()`` arguments of a trail: the viewport, then the caller's extras."""
+        width, height = self.options.viewport
+        return {"viewport": {"width": width, "height": height}, **dict(extra or {})}
+
+    def new_context(self, extra: Mapping[str, Any] | None = None) -> Any:
+        """A fresh context of our browser with the trail settings (the one place they are made)."""
+        context = self.browser.new_context(**self.context_args(extra))
+        prepare_context(context, self.options)
+        return context
+
+    def new_driver(
+        self, base_dir: Path | None = None, context_args: Mapping[str, Any] | None = None
+    ) -> WebDriver:
+        """A trail's driver over a fresh context and page of this browser."""
+        from .playwright import WebDriver
+
+        context = self.new_context(context_args)
+        return WebDriver(context, context.new_page(), self.options, self.loop)
+
+    def close(self) -> None:
+        """Close the browser, then stop Playwright; one that is gone already counts as closed.
+
+        After Ctrl-C in a terminal, the driver and the browser got the SIGINT too and may have
+        exited: their "Target closed" errors are not failures of the run that is ending. The
+        thread's loop mark is put back as it was (none, once ours is stopped).
+        """
+        from playwright.sync_api import Error
+
+        browser, playwright = self._browser, self._playwright
+        self._browser = self._playwright = None
+        with self.loop.active():
+            try:
+                if browser is not None:
+                    with suppress(Error):
+                        browser.close()
+            finally:
+                if playwright is not None:
+                    with suppress(Error):
+                        playwright.stop()

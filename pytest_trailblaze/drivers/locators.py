@@ -1,0 +1,139 @@
+"""Element resolution of U§4.8 for the web driver: ``css=`` refs, ``eN`` ids, ARIA descriptors.
+
+A mixin of ``WebDriver`` (it needs the driver's ``page`` and ``hierarchy()``): the rules for
+turning a ref and/or ``nodeSelector.web`` into one Playwright locator live here, the actions and
+their timeouts in ``playwright.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..core.errors import ToolFailure
+from . import aria
+
+FALLBACK_ROLES = (
+    "textbox",
+    "searchbox",
+    "combobox",
+    "button",
+    "link",
+    "checkbox",
+    "radio",
+    "tab",
+    "menuitem",
+    "option",
+)
+
+
+class ElementLocators:
+    """Locators for refs and node selectors over ``self.page``."""
+
+    page: Any
+    hierarchy: Callable[[], str]  # the driver's default ARIA snapshot of the page
+
+    def locate(self, ref: str | None, node_selector: Mapping[str, Any] | None) -> tuple[Any, str]:
+        """The locator for a ref and/or nodeSelector, and a description for messages."""
+        node = self._node_locator(node_selector) if node_selector else None
+        ref_text = (ref or "").strip()
+        by_ref = self._ref_locator(ref_text, required=node is None) if ref_text else None
+        if node is None and by_ref is None:
+            raise ToolFailure(
+                "Element ref is required: give `ref` (css=..., eN or an ARIA descriptor) "
+                "or a usable `nodeSelector.web`"
+            )
+        described = " or ".join(
+            d for d in (describe_selector(node_selector) if node is not None else "", ref_text) if d
+        )
+        if node is not None and by_ref is not None:
+            return node.or_(by_ref), described
+        return (node if node is not None else by_ref), described
+
+    def _ref_locator(self, ref: str, *, required: bool) -> Any:
+        if ref.startswith("css="):
+            return self.page.locator(ref)
+        element = aria.element_id(ref)
+        if element is not None:
+            return self._element_locator(element, required=required)
+        return self.by_descriptor(aria.parse_descriptor(ref))
+
+    def _element_locator(self, element: str, *, required: bool) -> Any:
+        """The element numbered ``element`` on the current page, by its identity in the snapshot.
+
+        The default snapshot gives the numbering (U§4.9); the AI snapshot taken right after it
+        marks the same elements with Playwright's refs, which ``aria-ref=`` resolves to the very
+        element (a name from CSS generated content matches no text). It must be the last snapshot
+        taken before the action: each snapshot replaces the refs of the one before.
+        """
+        default = self.hierarchy()
+        numbered = aria.number_elements(default, self._ai_snapshot())
+        found = numbered.get(element)
+        if found is None:
+            if not required:
+                return None
+            last = f"e1..e{len(numbered)}" if numbered else "no elements"
+            raise ToolFailure(f"element id {element} is not on the current page (it has {last})")
+        if found.aria_ref:
+            return self.page.locator(f"aria-ref={found.aria_ref}")
+        if found.from_text:  # the snapshot collapsed the text's whitespace; the DOM did not
+            words = r"\s+".join(re.escape(word) for word in (found.name or "").split())
+            exact = re.compile(rf"^\s*{words}\s*$")
+            return self.page.get_by_role(found.role).filter(has_text=exact).nth(found.nth)
+        return self.by_role(found.role, found.name).nth(found.nth)
+
+    def _ai_snapshot(self) -> str | None:
+        """Playwright's AI snapshot of the page; None (refs by role and name) if it cannot take one."""
+        from playwright.sync_api import Error
+
+        try:
+            return self.page.aria_snapshot(mode="ai")
+        except Error:  # a page between two documents: the role-and-name fallback still applies
+            return None
+
+    def by_role(self, role: str, name: str | None) -> Any:
+        if name:
+            return self.page.get_by_role(role, name=name, exact=True)
+        return self.page.get_by_role(role)
+
+    def by_descriptor(self, descriptor: aria.Descriptor) -> Any:
+        """``role "Name"`` exactly; otherwise the fallback ladder of U§4.8."""
+        if descriptor.quoted or (descriptor.name is None and descriptor.role != "generic"):
+            return self.by_role(descriptor.role or "generic", descriptor.name)
+        if descriptor.role != "generic":
+            direct = self.by_role(descriptor.role, descriptor.name)
+            if direct.count():
+                return direct
+        text = descriptor.text
+        for role in FALLBACK_ROLES:
+            candidate = self.by_role(role, text)
+            if candidate.count():
+                return candidate
+        label = self.page.get_by_label(text, exact=True)
+        return label if label.count() else self.page.get_by_text(text)
+
+    def _node_locator(self, selector: Mapping[str, Any]) -> Any:
+        """The readiness locator of a ``nodeSelector.web``; None for selectors it cannot express."""
+        web = selector.get("web") if isinstance(selector, Mapping) else None
+        if not isinstance(web, Mapping):
+            return None
+        locator = None
+        if web.get("cssSelector"):
+            locator = self.page.locator(f"css={web['cssSelector']}")
+        elif web.get("dataTestId"):
+            locator = self.page.locator(f'[data-testid="{web["dataTestId"]}"]')
+        elif web.get("ariaRole"):
+            name = aria.literal_name(web["ariaNameRegex"]) if web.get("ariaNameRegex") else None
+            role = web["ariaRole"]
+            text = f'{role} "{name}"' if name else role
+            locator = self.by_descriptor(aria.parse_descriptor(text))
+        if locator is not None and web.get("nthIndex") is not None:
+            locator = locator.nth(int(web["nthIndex"]))
+        return locator
+
+
+def describe_selector(selector: Mapping[str, Any] | None) -> str:
+    web = (selector or {}).get("web") or {}
+    parts = [f"{k}={v!r}" for k, v in web.items()]
+    return f"nodeSelector.web({', '.join(parts)})" if parts else ""

@@ -1,0 +1,80 @@
+"""Which asyncio loop the thread calls "running" while Playwright's sync API is in use, and after.
+
+Playwright's sync API runs an asyncio loop inside a greenlet and, after every call, marks that
+loop as the thread's running loop (``asyncio._set_running_loop``), because its next call resumes
+the loop where it stopped and the loop's callbacks need it. Left like that between tests, the
+mark breaks everything else that wants a loop on the main thread: pytest-asyncio and anyio fail
+with "Runner.run() cannot be called from a running event loop", and a second Playwright (such as
+pytest-playwright's) refuses to start ("Sync API inside the asyncio loop").
+
+``PlaywrightLoop`` keeps the mark where it belongs: ``enter()`` marks the Playwright instance's
+own loop (nothing before it started) right before our code uses it, and ``active()`` also puts
+back, on the way out, whatever the thread had before. The plugin wraps each web trail in
+``left_as_found()``, so between tests the main thread carries no loop of ours and any other
+library's loop (pytest-playwright's own) is exactly as that library left it.
+
+Why not a thread of its own for Playwright: trails and users' Python tools drive the page
+directly (``ctx.driver.page.locator(...)``, ``expect(...)``), so every tool call would have to move
+to that thread, with Ctrl-C reaching only the main thread. Marking the loop costs two C calls and
+keeps every call, signal and traceback where it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+class PlaywrightLoop:
+    """The loop of one Playwright instance (``None`` until it started) and the mark on the thread."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        self.loop = loop
+
+    @classmethod
+    def current(cls) -> PlaywrightLoop:
+        """The loop the thread marks now: the one that owns objects a sync API call just returned."""
+        return cls(asyncio._get_running_loop())
+
+    def enter(self) -> None:
+        """Mark this instance's loop as running (none before it started), as its sync API expects."""
+        loop = self.loop
+        asyncio._set_running_loop(loop if loop is not None and not loop.is_closed() else None)
+
+    def started(self) -> None:
+        """Remember the loop of an instance that just started here (its sync API marked it)."""
+        if self.loop is None or self.loop.is_closed():
+            self.loop = asyncio._get_running_loop()
+
+    @contextmanager
+    def active(self) -> Iterator[None]:
+        """Our loop marked while the block runs; the thread's previous mark put back afterwards.
+
+        A previous loop that has been closed meanwhile (our own, stopped in the block) leaves no
+        mark: a closed loop marked running would still refuse every ``asyncio.run``.
+        """
+        previous = asyncio._get_running_loop()
+        self.enter()
+        try:
+            yield
+        finally:
+            alive = previous is not None and not previous.is_closed()
+            asyncio._set_running_loop(previous if alive else None)
+
+    @contextmanager
+    def left_as_found(self) -> Iterator[None]:
+        """A block that may use this instance (a web trail) leaves the thread's mark as it found it.
+
+        Except for another Playwright that started in the block (pytest-playwright's, for a
+        context the user handed in): its next sync call needs its loop marked, so its mark stays,
+        as that library leaves it after its own tests.
+        """
+        previous = asyncio._get_running_loop()
+        try:
+            yield
+        finally:
+            now = asyncio._get_running_loop()
+            if now is None or now is self.loop or now.is_closed():
+                alive = previous is not None and not previous.is_closed()
+                asyncio._set_running_loop(previous if alive else None)

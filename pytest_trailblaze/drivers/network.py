@@ -1,0 +1,125 @@
+"""The requests a trail's pages sent, for ``web_assertNetworkEvent`` (U§4.7).
+
+Upstream captures every exchange of the browser context from the start of the session (method,
+URL, request body; status of the response) and the assertion scans the outgoing requests for an
+event name, in the URL or the body, case-insensitively. Analytics beacons are the usual target,
+so the request body matters more than the response: response bodies are never fetched (that would
+cost a round trip per response and can block on a slow stream), request bodies are read lazily
+from what Playwright already holds, and only once per request.
+
+Listeners sit on the browser context, so popups and frames of the trail count too; one context
+lives exactly as long as one trail, or, for a context a user handed in, the listeners come off
+when the trail ends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Resource types whose requests an action's settle waits for.
+TRACKED_RESOURCES = frozenset({"document", "stylesheet", "script", "xhr", "fetch"})
+#: How much of a request body is searched (a multi-megabyte upload is not an analytics event).
+MAX_BODY_BYTES = 1 << 20
+
+
+@dataclass(slots=True)
+class CapturedRequest:
+    """One request as it left the page, and what came back (status, or the failure text)."""
+
+    method: str
+    url: str
+    request: Any = field(repr=False)
+    status: int | None = None
+    failure: str | None = None
+    _haystack: str | None = field(default=None, repr=False)
+
+    def mentions(self, needle: str) -> bool:
+        """Whether ``needle`` (lower case) is in the URL or the body, ignoring case."""
+        if self._haystack is None:
+            self._haystack = f"{self.url}\n{self.body()}".lower()
+        return needle in self._haystack
+
+    def body(self) -> str:
+        """The request body as text (invalid UTF-8 replaced); empty when there is none."""
+        try:
+            data = self.request.post_data_buffer
+        except ValueError:  # not base64 after all: a body Playwright cannot decode is none to search
+            return ""
+        return data[:MAX_BODY_BYTES].decode("utf-8", "replace") if data else ""
+
+    def describe(self) -> str:
+        outcome = str(self.status) if self.status is not None else (self.failure or "no response yet")
+        return f"{self.method} {self.url} -> {outcome}"
+
+
+class NetworkCapture:
+    """Records the requests of one browser context from the moment it is attached."""
+
+    def __init__(self, context: Any) -> None:
+        self.requests: list[CapturedRequest] = []
+        self._by_request: dict[Any, CapturedRequest] = {}
+        self._context = context
+        context.on("request", self._on_request)
+        context.on("response", self._on_response)
+        context.on("requestfailed", self._on_failed)
+
+    def detach(self) -> None:
+        """Stop listening: the context outlives the trail (one a user handed in)."""
+        self._context.remove_listener("request", self._on_request)
+        self._context.remove_listener("response", self._on_response)
+        self._context.remove_listener("requestfailed", self._on_failed)
+
+    def _on_request(self, request: Any) -> None:
+        captured = CapturedRequest(request.method, request.url, request)
+        self.requests.append(captured)
+        self._by_request[request] = captured
+
+    def _on_response(self, response: Any) -> None:
+        captured = self._by_request.get(response.request)
+        if captured is not None:
+            captured.status = response.status
+
+    def _on_failed(self, request: Any) -> None:
+        captured = self._by_request.get(request)
+        if captured is not None:
+            captured.failure = request.failure or "failed"
+
+    def search(self, event_name: str, start: int = 0) -> tuple[CapturedRequest | None, int]:
+        """The first request from index ``start`` that mentions ``event_name``, and where to go on."""
+        needle = event_name.lower()
+        requests = self.requests
+        for index in range(start, len(requests)):
+            if requests[index].mentions(needle):
+                return requests[index], index + 1
+        return None, len(requests)
+
+
+class NetworkTracker:
+    """Counts requests that matter for settling, from Playwright's page events."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.pending: set[Any] = set()
+        self.started = 0
+        self.navigations = 0
+        page.on("request", self._started)
+        page.on("requestfinished", self._ended)
+        page.on("requestfailed", self._ended)
+
+    def detach(self) -> None:
+        """Stop listening: the page outlives the trail (in a context a user handed in)."""
+        self.page.remove_listener("request", self._started)
+        self.page.remove_listener("requestfinished", self._ended)
+        self.page.remove_listener("requestfailed", self._ended)
+
+    def _started(self, request: Any) -> None:
+        if request.resource_type not in TRACKED_RESOURCES:
+            return
+        self.pending.add(request)
+        self.started += 1
+        if request.is_navigation_request() and request.frame == self.page.main_frame:
+            self.navigations += 1
+
+    def _ended(self, request: Any) -> None:
+        self.pending.discard(request)

@@ -1,0 +1,382 @@
+"""The built-in LLM agent in pytest: options, the agent-step hook, recording write-back, reports.
+
+``--trailblaze-llm`` (else ini ``trailblaze_llm``, env ``TRAILBLAZE_LLM_MODEL``, workspace
+``llm: defaults: model:``) turns the agent on: steps without a recording for the device go to it,
+``--trailblaze-self-heal`` hands it failed recorded steps, ``--trailblaze-ai-only`` everything.
+``--trailblaze-save-recordings`` writes what it did into the trail files after a trail passed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Generator
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pytest
+
+from ..agent import EXTRA_HINT, AgentLoop, LlmSpec, Provider, StepRun, make_provider, parse_model, require_sdk
+from ..agent.recording import recorded_step
+from ..agent.spec import DEFAULT_MAX_CALLS, DEFAULT_TIMEOUT_S, base_url_for
+from ..agent.tools import TOOLS
+from ..core.errors import AgentFailure, ConfigurationError
+from ..core.recordings import SlotUpdate, save_recordings
+
+AGENT_KEY = pytest.StashKey["AgentSettings"]()
+RUNS_KEY = pytest.StashKey[list[StepRun]]()
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    """The agent options of the run; ``spec`` is None when no model is set outside workspaces."""
+
+    spec: LlmSpec | None
+    base_url: str | None
+    timeout_s: float
+    screenshots: str
+    ai_only: bool
+    self_heal: bool
+    max_calls: int | None
+    save_recordings: bool
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("trailblaze")
+
+    def option(name: str, ini_type: str | None = None, **cli: Any) -> None:
+        group.addoption(f"--trailblaze-{name}", dest=f"trailblaze_{name.replace('-', '_')}", **cli)
+        parser.addini(f"trailblaze_{name.replace('-', '_')}", help=cli["help"], type=ini_type)
+
+    option(
+        "llm",
+        metavar="PROVIDER/MODEL",
+        help="model for steps without a recording, e.g. openai/gpt-4.1 "
+        f"or anthropic/claude-sonnet-4-5 (or TRAILBLAZE_LLM_MODEL); needs {EXTRA_HINT}",
+    )
+    option(
+        "llm-base-url",
+        metavar="URL",
+        help="OpenAI-compatible server (Ollama, vLLM, LM Studio...) "
+        "or another Anthropic endpoint; default OPENAI_BASE_URL / ANTHROPIC_BASE_URL",
+    )
+    option(
+        "llm-timeout",
+        metavar="SECONDS",
+        help=f"how long one model request may take (default {DEFAULT_TIMEOUT_S:g})",
+    )
+    option(
+        "llm-screenshots",
+        choices=("auto", "on", "off"),
+        help="send a screenshot with each screen: "
+        "auto (default) = on for hosted models, off with --trailblaze-llm-base-url",
+    )
+    option(
+        "ai-only",
+        "bool",
+        action="store_true",
+        default=None,
+        help="ignore recordings: the agent does every step (the trailhead still replays)",
+    )
+    option(
+        "self-heal",
+        "bool",
+        action="store_true",
+        default=None,
+        help="when a recorded tool of a `step:` "
+        "fails, let the agent do the step (or TRAILBLAZE_SELF_HEAL_ENABLED=true)",
+    )
+    option("max-llm-calls", metavar="N", help=f"LLM calls allowed per step (default {DEFAULT_MAX_CALLS})")
+    option(
+        "save-recordings",
+        "bool",
+        action="store_true",
+        default=None,
+        help="write what the agent did "
+        "into the trail files, under the device's classifier, after the trail passed",
+    )
+
+
+def _pick(config: pytest.Config, name: str) -> Any:
+    cli = getattr(config.option, f"trailblaze_{name}", None)
+    return cli if cli not in (None, "") else config.getini(f"trailblaze_{name}") or None
+
+
+def resolve(config: pytest.Config) -> AgentSettings:
+    """Read the agent options once; a bad value is a usage error naming the option."""
+    try:
+        return _resolve(config)
+    except ConfigurationError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def _resolve(config: pytest.Config) -> AgentSettings:
+    env_heal = os.environ.get("TRAILBLAZE_SELF_HEAL_ENABLED", "").strip().lower()
+    settings = AgentSettings(
+        spec=None,
+        base_url=_pick(config, "llm_base_url"),
+        timeout_s=_number(_pick(config, "llm_timeout"), "--trailblaze-llm-timeout", DEFAULT_TIMEOUT_S),
+        screenshots=_choice(_pick(config, "llm_screenshots") or "auto"),
+        ai_only=bool(_pick(config, "ai_only")),
+        self_heal=bool(_pick(config, "self_heal")) or env_heal in ("1", "true", "yes"),
+        max_calls=_calls(_pick(config, "max_llm_calls") or os.environ.get("TRAILBLAZE_MAX_LLM_CALLS")),
+        save_recordings=bool(_pick(config, "save_recordings")),
+    )
+    model = _pick(config, "llm") or os.environ.get("TRAILBLAZE_LLM_MODEL") or None
+    if model is None:
+        return settings
+    spec = spec_of(settings, model, "--trailblaze-llm")
+    require_sdk(spec)
+    return replace(settings, spec=spec)
+
+
+def spec_of(settings: AgentSettings, model: str, where: str) -> LlmSpec:
+    provider, name = parse_model(model, where)
+    base_url = base_url_for(provider, settings.base_url)
+    shots = settings.screenshots == "on" or (settings.screenshots == "auto" and not base_url)
+    return LlmSpec(provider, name, base_url, settings.timeout_s, screenshots=shots)
+
+
+def _choice(value: str) -> str:
+    if value not in ("auto", "on", "off"):
+        raise ConfigurationError(f"trailblaze_llm_screenshots expects auto, on or off, got {value!r}")
+    return value
+
+
+def _number(text: Any, option: str, default: float) -> float:
+    if text in (None, ""):
+        return default
+    try:
+        value = float(str(text))
+    except ValueError:
+        raise ConfigurationError(f"{option} expects a number of seconds, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise ConfigurationError(f"{option} must be a positive number of seconds, got {text!r}")
+    return value
+
+
+def _calls(text: Any) -> int | None:
+    if text in (None, ""):
+        return None
+    if not str(text).strip().isdigit() or int(text) < 1:
+        raise ConfigurationError(
+            f"--trailblaze-max-llm-calls expects a whole number of 1 or more, got {text!r}"
+        )
+    return int(text)
+
+
+# -- the agent -----------------------------------------------------------------------------------------
+class BuiltinAgent:
+    """Takes agent steps for items whose model is known; registered only when a model is set."""
+
+    def __init__(self, settings: AgentSettings) -> None:
+        self.settings = settings
+        self._providers: dict[LlmSpec, Provider] = {}
+
+    def spec_for(self, item: Any) -> LlmSpec | None:
+        if self.settings.spec is not None:
+            return self.settings.spec
+        model = workspace_model(getattr(item, "workspace", None))
+        if model is None:
+            return None
+        spec = spec_of(self.settings, model, "trailblaze.yaml llm.defaults.model")
+        require_sdk(spec)
+        return spec
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_trailblaze_agent_step(self, step: Any, context: Any, item: Any) -> StepRun | None:
+        spec = self.spec_for(item)
+        if spec is None:
+            return None
+        if spec not in self._providers:
+            self._providers[spec] = make_provider(spec)
+        calls = self.settings.max_calls or workspace_max_calls(item.workspace) or DEFAULT_MAX_CALLS
+        loop = AgentLoop(self._providers[spec], calls, spec.screenshots, item.trail.config.context)
+        runs = item.stash.setdefault(RUNS_KEY, [])
+        attempts = (step.step.max_retries or 0) + 1  # `maxRetries:` caps the agent's attempts (U§1.4)
+        for attempt in range(1, attempts + 1):
+            try:
+                run = loop.run(step, context, step.heal_cause)
+            except AgentFailure as exc:
+                runs.append(exc.run)  # type: ignore[attr-defined]
+                if attempt == attempts:
+                    if attempts > 1:
+                        exc.args = (f"{exc.args[0]}\n  attempts: {attempts} (maxRetries: {attempts - 1})",)
+                    raise
+                continue
+            runs.append(run)
+            return run
+        return None
+
+    def close(self) -> None:
+        for provider in self._providers.values():
+            closer = getattr(provider, "close", None)
+            if closer is not None:
+                closer()
+        self._providers.clear()
+
+
+def workspace_model(workspace: Any) -> str | None:
+    """``llm: defaults: model:`` of the workspace's ``trailblaze.yaml`` (U§5.4)."""
+    llm = getattr(getattr(workspace, "config", None), "llm", None)
+    defaults = llm.get("defaults") if isinstance(llm, dict) else None
+    model = defaults.get("model") if isinstance(defaults, dict) else None
+    return str(model) if model else None
+
+
+def workspace_max_calls(workspace: Any) -> int | None:
+    defaults = getattr(getattr(workspace, "config", None), "defaults", None)
+    return getattr(defaults, "max_llm_calls", None)
+
+
+# -- hooks ---------------------------------------------------------------------------------------------
+AGENT_PLUGIN = "trailblaze-llm-agent"
+REPORTS_PLUGIN = "trailblaze-agent-reports"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    settings = resolve(config)
+    config.stash[AGENT_KEY] = settings
+    if config.pluginmanager.get_plugin(REPORTS_PLUGIN) is None:
+        config.pluginmanager.register(AgentReports(), REPORTS_PLUGIN)
+    if settings.spec is not None:
+        _register_agent(config)
+
+
+def _register_agent(config: pytest.Config) -> None:
+    if config.pluginmanager.get_plugin(AGENT_PLUGIN) is None:
+        config.pluginmanager.register(BuiltinAgent(config.stash[AGENT_KEY]), AGENT_PLUGIN)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    agent = config.pluginmanager.get_plugin(AGENT_PLUGIN)
+    if agent is not None:
+        agent.close()
+
+
+def pytest_trailblaze_register_tools(registry: Any, config: pytest.Config) -> None:
+    for tool in TOOLS:
+        registry.register(tool)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A model named only in a workspace's trailblaze.yaml turns the agent on too."""
+    if any(workspace_model(getattr(item, "workspace", None)) for item in items):
+        _register_agent(config)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, Any]:
+    """After a trail passed, write what the agent did into the trail file (when asked to)."""
+    result = yield
+    run = getattr(item, "funcargs", {}).get("trailblaze_run")
+    if run is not None and item.config.stash[AGENT_KEY].save_recordings and item.stash.get(RUNS_KEY, None):
+        _save(item, run)
+    return result
+
+
+def _save(item: Any, trail_run: Any) -> None:
+    ctx = trail_run.context
+    updates, notes = [], []
+    latest = {run.step.number: run for run in item.stash[RUNS_KEY] if run.done}
+    for run in latest.values():
+        if not run.step.step.recordable or run.step.step.kind == "tools":
+            continue
+        calls = recorded_step(run, ctx.tool_log, ctx.registry)
+        if calls is None:
+            notes.append(f"{run.step.label}: not written: a call it made holds a secret value")
+        elif calls:
+            updates.append(SlotUpdate(run.step.number, run.step.step.text, tuple(calls)))
+    device = trail_run.device
+    if updates:
+        try:
+            written, more = save_recordings(
+                item.path, item.trail.path, device.classifier, device.chain(), updates, os.environ
+            )
+        except OSError as exc:  # the run passed; a file that cannot be written is a note, not a failure
+            written, more = False, [f"{item.trail.path}: not written: {exc.strerror or exc}"]
+        notes += more
+        if written:
+            steps = ", ".join(str(u.number) if u.number else "trailhead" for u in updates)
+            item.user_properties.append(
+                ("recording_saved", f"{item.trail.path} ({device.classifier}): {steps}")
+            )
+    item.user_properties.extend(("recording_note", note) for note in notes)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+    """The trail's outcome and LLM usage as properties (JUnit reads them from the item)."""
+    report = yield
+    ended = call.when == "call" or (call.when == "setup" and report.failed)
+    if ended and not report.skipped and hasattr(item, "trail"):
+        item.user_properties[:] = [(k, v) for k, v in item.user_properties if k not in _OURS]
+        item.user_properties.extend(_properties(item, report.passed))
+    return report
+
+
+_OURS = frozenset({"outcome", "llm_calls", "llm_input_tokens", "llm_output_tokens", "healed_steps"})
+
+
+def _properties(item: Any, passed: bool) -> list[tuple[str, str]]:
+    trail_run = getattr(item, "funcargs", {}).get("trailblaze_run")
+    runner = getattr(trail_run, "runner", None)
+    healed = list(getattr(runner, "healed", []))
+    outcome = "failed"
+    if passed:
+        outcome = (
+            "passed-with-self-heal"
+            if healed
+            else "passed-ai"
+            if getattr(runner, "agent_done", [])
+            else "passed"
+        )
+    props = [("outcome", outcome)]
+    runs = item.stash.get(RUNS_KEY, [])
+    if runs:
+        props += [
+            ("llm_calls", str(sum(r.llm_calls for r in runs))),
+            ("llm_input_tokens", str(sum(r.usage.input_tokens for r in runs))),
+            ("llm_output_tokens", str(sum(r.usage.output_tokens for r in runs))),
+        ]
+    if healed:
+        props.append(("healed_steps", ", ".join(s.label for s in healed)))
+    return props
+
+
+class AgentReports:
+    """Gathers healed trails and written recordings from reports (on the xdist controller too)
+    and lists them at the end: a healed trail is a flake signal the team must see."""
+
+    def __init__(self) -> None:
+        self.healed: list[tuple[str, str]] = []
+        self.saved: list[str] = []
+        self.notes: list[str] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "teardown":
+            return
+        props = report.user_properties
+        for key, value in props:
+            if key == "outcome" and value == "passed-with-self-heal":
+                steps = next((str(v) for k, v in props if k == "healed_steps"), "")
+                self.healed.append((report.nodeid, steps))
+            elif key == "recording_saved":
+                self.saved.append(str(value))
+            elif key == "recording_note":
+                self.notes.append(str(value))
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        write = terminalreporter.write_line
+        if self.healed:
+            terminalreporter.section(
+                "trailblaze: healed trails (their recordings are stale)", sep="-", yellow=True
+            )
+            for nodeid, steps in self.healed:
+                write(f"HEALED {nodeid}: {steps}")
+        if self.saved or self.notes:
+            terminalreporter.section("trailblaze: recordings", sep="-")
+            for line in self.saved:
+                write(f"written {line}")
+            for line in self.notes:
+                write(f"note {line}")

@@ -1,0 +1,239 @@
+"""Trails in Allure reports, when allure-pytest writes results (``--alluredir``).
+
+Without this, every trail's Allure result is named by its node id, described by the docstring of
+the function that runs trails, and has no steps and no attachments. With it:
+
+- the trail's ``config.title`` names the result (with the item's platform or device), and
+  ``config.description`` describes it (else the trail's file);
+- each step (the trailhead included, in the set-up fixture that runs it) is an Allure step, and
+  each tool call a step inside it, with its masked arguments and its own duration; a failed step
+  or call carries the failure's message;
+- the files the run left in the trail's artifacts folder (failure screenshot, MCP server logs,
+  snapshots, and whatever other evidence the run keeps there) are attached to the result.
+
+Steps come from the ``pytest_trailblaze_*_step`` and ``*_tool`` hooks, the plugin's one
+observer of steps and tool calls. Allure's result files are one more place where text leaves the
+process, so with ``--trailblaze-secret`` the writer of those files is fronted by the run's masking
+filter: results, containers, attachments and globals are masked on their way to disk.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Generator, Mapping
+from pathlib import Path
+from typing import Any
+
+import allure
+import allure_commons
+import attr
+import pytest
+from allure_commons.logger import AllureFileLogger
+from allure_commons.types import AttachmentType
+
+from ..core.masking import Masker
+from ..core.runner import ResolvedStep
+from .collection import TrailItem
+from .masking import masker_of
+from .options import SETTINGS_KEY
+from .session import artifacts_dir
+
+_TYPES = {f".{kind.extension}": kind for kind in AttachmentType}
+_TYPES[".jpeg"] = AttachmentType.JPG
+_TYPES[".log"] = AttachmentType.TEXT
+_TYPES[".yml"] = AttachmentType.YAML
+
+
+def install(config: pytest.Config) -> None:
+    """Report trails to allure-pytest when it writes results; call after it is configured."""
+    if not config.pluginmanager.has_plugin("allure_listener"):
+        return
+    config.pluginmanager.register(AllureTrails(config), "trailblaze-allure")
+    masker = masker_of(config)
+    if masker:
+        mask_result_files(config, masker)
+
+
+class AllureTrails:
+    """Names, describes, steps and attaches trails in the Allure result of their item."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        #: Open Allure steps, innermost last: ("step" | "tool", name, the step's context).
+        self._open: list[tuple[str, str, Any]] = []
+        self._started: dict[str, float] = {}
+
+    # -- the result: name, description, attachments --------------------------------------------
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, Any, Any]:
+        """After allure-pytest named the result (it does so as setup ends), name it after the trail."""
+        self._started[item.nodeid] = time.time()
+        try:
+            return (yield)
+        finally:
+            if isinstance(item, TrailItem):
+                describe(item)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator:
+        report = yield
+        if call.when == "teardown" and isinstance(item, TrailItem):
+            self._close_all()
+            self._attach_evidence(item)
+        return report
+
+    def _attach_evidence(self, item: TrailItem) -> None:
+        settings = self.config.stash[SETTINGS_KEY]
+        folder = artifacts_dir(settings, masker_of(self.config).name(item.nodeid))
+        since = self._started.pop(item.nodeid, 0.0)
+        if not folder.is_dir():
+            return
+        for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.stat().st_mtime >= since - 1):
+            kind = _TYPES.get(path.suffix.lower())
+            extension = None if kind else path.suffix.lstrip(".") or None
+            allure.attach.file(str(path), path.relative_to(folder).as_posix(), kind, extension)
+
+    # -- steps and tool calls -----------------------------------------------------------------
+    def pytest_trailblaze_before_step(self, step: ResolvedStep, item: pytest.Item) -> None:
+        params = {"recording": step.matched or "(agent)", "tool calls": str(len(step.calls or ()))}
+        self._start("step", step_title(step), params)
+
+    def pytest_trailblaze_after_step(self, step: ResolvedStep) -> None:
+        self._stop("step", step_title(step), None)
+
+    def pytest_trailblaze_step_error(self, step: ResolvedStep, error: BaseException) -> None:
+        self._stop("step", step_title(step), error)
+
+    def pytest_trailblaze_before_tool(self, name: str, args: Mapping[str, Any]) -> None:
+        self._start("tool", name, {key: shown(value) for key, value in args.items()})
+
+    def pytest_trailblaze_after_tool(self, name: str) -> None:
+        self._stop("tool", name, None)
+
+    def pytest_trailblaze_tool_error(self, name: str, args: Mapping[str, Any], error: BaseException) -> None:
+        if not self._open or self._open[-1][:2] != ("tool", name):  # it failed before it started
+            self._start("tool", name, {key: shown(value) for key, value in args.items()})
+        self._stop("tool", name, error)
+
+    def _start(self, kind: str, title: str, params: dict[str, str]) -> None:
+        context = allure.step(title)
+        context.params = params
+        context.__enter__()
+        self._open.append((kind, title, context))
+
+    def _stop(self, kind: str, title: str, error: BaseException | None) -> None:
+        """Close the step opened as (kind, title), and any left open inside it."""
+        while self._open:
+            open_kind, open_title, context = self._open.pop()
+            done = (open_kind, open_title) == (kind, title)
+            shown_error = readable(error)
+            context.__exit__(type(shown_error) if shown_error else None, shown_error, None)  # no frames
+            if done:
+                return
+
+    def _close_all(self) -> None:
+        while self._open:
+            self._open.pop()[2].__exit__(None, None, None)
+
+
+def describe(item: TrailItem) -> None:
+    """The trail's title and description on the item's Allure result."""
+    config = item.trail.config
+    if config.title:
+        variant = item.name[item.name.rfind("[") :] if item.name.endswith("]") else ""
+        allure.dynamic.title(f"{config.title} {variant}".strip())
+    where = f"Trail file: {item.trail.path}"
+    allure.dynamic.description(f"{config.description.strip()}\n\n{where}" if config.description else where)
+
+
+def step_title(step: ResolvedStep) -> str:
+    kind = "verify: " if step.step.kind == "verify" else ""
+    return f"{step.short_label}: {kind}{' '.join(step.step.text.split())}"
+
+
+def readable(error: BaseException | None) -> BaseException | None:
+    """Failed assertions of ours show as ``AssertionError: message``, not by their class's path."""
+    if isinstance(error, AssertionError) and type(error) is not AssertionError:
+        return AssertionError(str(error))
+    return error
+
+
+def shown(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+
+
+# -- the masking door in front of Allure's result files -------------------------------------------
+def mask_result_files(config: pytest.Config, masker: Masker) -> None:
+    """Put a masking front before every Allure file writer, and take it away at the end."""
+    manager = allure_commons.plugin_manager
+    for writer in [p for p in manager.get_plugins() if isinstance(p, AllureFileLogger)]:
+        name = manager.get_name(writer)
+        front = MaskedAllureFiles(writer, masker)
+        manager.unregister(writer)
+        manager.register(front, name)
+        config.add_cleanup(_restore(front, writer, name))  # before allure-pytest's own clean-up
+
+
+def _restore(front: Any, writer: AllureFileLogger, name: str | None) -> Callable[[], None]:
+    def restore() -> None:
+        manager = allure_commons.plugin_manager
+        manager.unregister(front)
+        manager.register(writer, name)
+
+    return restore
+
+
+class MaskedAllureFiles:
+    """Allure's file writer behind the run's masking filter (see the module docstring)."""
+
+    def __init__(self, writer: AllureFileLogger, masker: Masker) -> None:
+        self.writer = writer
+        self.masker = masker
+
+    @allure_commons.hookimpl
+    def report_result(self, result: Any) -> None:
+        self.writer.report_result(mask_model(result, self.masker))
+
+    @allure_commons.hookimpl
+    def report_container(self, container: Any) -> None:
+        self.writer.report_container(mask_model(container, self.masker))
+
+    @allure_commons.hookimpl
+    def report_globals(self, globals_item: Any) -> None:
+        self.writer.report_globals(mask_model(globals_item, self.masker))
+
+    @allure_commons.hookimpl
+    def report_attached_data(self, body: str | bytes, file_name: str) -> None:
+        masked = self.masker.text(body) if isinstance(body, str) else mask_bytes(body, self.masker)
+        self.writer.report_attached_data(masked, file_name)
+
+    @allure_commons.hookimpl
+    def report_attached_file(self, source: str, file_name: str) -> None:
+        data = Path(source).read_bytes()
+        masked = mask_bytes(data, self.masker)
+        if masked == data:
+            self.writer.report_attached_file(source, file_name)
+        else:
+            self.writer.report_attached_data(masked, file_name)
+
+
+def mask_model(value: Any, masker: Masker) -> Any:
+    """An Allure model (attrs classes) with every string in it masked, in place."""
+    if attr.has(type(value)):
+        for field in attr.fields(type(value)):
+            setattr(value, field.name, mask_model(getattr(value, field.name), masker))
+        return value
+    if isinstance(value, str):
+        return masker.text(value)
+    if isinstance(value, list):
+        return [mask_model(v, masker) for v in value]
+    if isinstance(value, dict):
+        return {mask_model(k, masker): mask_model(v, masker) for k, v in value.items()}
+    return value
+
+
+def mask_bytes(data: bytes, masker: Masker) -> bytes:
+    """Bytes with every UTF-8 occurrence of a secret masked; other bytes pass unchanged."""
+    text = data.decode("utf-8", "surrogateescape")
+    return masker.text(text).encode("utf-8", "surrogateescape") if masker.holds(text) else data

@@ -1,0 +1,111 @@
+"""Options for the evidence a run keeps: report, screenshots, traces, video (resolved once).
+
+Names and values follow pytest-playwright's ``--screenshot`` / ``--tracing`` / ``--video``
+with the ``--trailblaze-`` prefix, so the two plugins never collide. ``--trailblaze-screenshots
+on-failure`` (the older spelling) still works.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+EVIDENCE_KEY = pytest.StashKey["EvidenceSettings"]()
+SCREENSHOT = ("on", "off", "only-on-failure")
+RECORDING = ("on", "off", "retain-on-failure")
+#: Older values still accepted, and what they mean now.
+_SCREENSHOT_ALIASES = {"on-failure": "only-on-failure"}
+
+
+@dataclass(frozen=True)
+class EvidenceSettings:
+    """What evidence the run keeps; every field defaults to the cheapest useful choice."""
+
+    #: Where the self-contained HTML report goes (None: no report).
+    report: Path | None = None
+    #: ``on``: after every step; ``only-on-failure`` (default): when a trail fails; ``off``.
+    screenshot: str = "only-on-failure"
+    #: Playwright traces of web trails: ``on``, ``off`` (default) or ``retain-on-failure``.
+    tracing: str = "off"
+    #: Videos (Playwright web, Appium screen recording): ``on``, ``off`` or ``retain-on-failure``.
+    video: str = "off"
+
+    @property
+    def failure_screenshot(self) -> bool:
+        return self.screenshot != "off"
+
+    @property
+    def step_screenshots(self) -> bool:
+        return self.screenshot == "on"
+
+    @staticmethod
+    def keep(mode: str, failed: bool) -> bool:
+        """Whether a trace or video recorded under ``mode`` is kept for a trail that ``failed``."""
+        return mode == "on" or (mode == "retain-on-failure" and failed)
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("trailblaze")
+    group.addoption(
+        "--trailblaze-report",
+        dest="trailblaze_report",
+        metavar="PATH",
+        help="write a self-contained HTML report of the trails (steps, tool calls, screenshots) to PATH",
+    )
+    parser.addini("trailblaze_report", "HTML report path (see --trailblaze-report)")
+    group.addoption(
+        "--trailblaze-screenshot",
+        "--trailblaze-screenshots",
+        dest="trailblaze_screenshot",
+        choices=(*SCREENSHOT, *_SCREENSHOT_ALIASES),
+        help="screenshots of trails: on (after every step), off, only-on-failure (default)",
+    )
+    parser.addini("trailblaze_screenshot", "screenshots of trails: on, off, only-on-failure")
+    parser.addini("trailblaze_screenshots", "older name of trailblaze_screenshot")
+    group.addoption(
+        "--trailblaze-tracing",
+        dest="trailblaze_tracing",
+        choices=RECORDING,
+        help="Playwright traces of web trails (open with `playwright show-trace`): on, off (default), "
+        "retain-on-failure",
+    )
+    parser.addini("trailblaze_tracing", "Playwright traces: on, off, retain-on-failure")
+    group.addoption(
+        "--trailblaze-video",
+        dest="trailblaze_video",
+        choices=RECORDING,
+        help="videos of trails (web; mobile where the Appium driver can record the screen): on, "
+        "off (default), retain-on-failure",
+    )
+    parser.addini("trailblaze_video", "videos of trails: on, off, retain-on-failure")
+
+
+def resolve(config: pytest.Config) -> EvidenceSettings:
+    """The command line over the ini file over the defaults; a bad ini value is a usage error."""
+    report = config.option.trailblaze_report or config.getini("trailblaze_report")
+    shot = config.option.trailblaze_screenshot or config.getini("trailblaze_screenshot")
+    shot = shot or config.getini("trailblaze_screenshots") or "only-on-failure"
+    return EvidenceSettings(
+        report=Path(config.invocation_params.dir, report) if report else None,
+        screenshot=_choice("screenshot", _SCREENSHOT_ALIASES.get(shot, shot), SCREENSHOT),
+        tracing=_choice(
+            "tracing", config.option.trailblaze_tracing or config.getini("trailblaze_tracing"), RECORDING
+        ),
+        video=_choice(
+            "video", config.option.trailblaze_video or config.getini("trailblaze_video"), RECORDING
+        ),
+    )
+
+
+def _choice(name: str, value: str | None, allowed: tuple[str, ...]) -> str:
+    value = (value or "off").strip()
+    if value not in allowed:
+        raise pytest.UsageError(f"trailblaze_{name} expects one of {', '.join(allowed)}, got {value!r}")
+    return value
+
+
+def evidence_of(config: pytest.Config) -> EvidenceSettings:
+    """The run's evidence settings (resolved at configure time)."""
+    return config.stash.get(EVIDENCE_KEY, EvidenceSettings())

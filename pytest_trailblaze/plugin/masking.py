@@ -1,0 +1,82 @@
+"""Where pytest's text leaves the process, the run's secrets are masked (SPEC §10).
+
+Two doors, one filter (``core.masking.Masker``, built once from ``--trailblaze-secret``):
+
+- every test and collection report, as it is made: its failure text, ``-l`` locals, captured
+  output, sections and properties. Reports are what the terminal, JUnit, ``.pytest_cache``,
+  pytest-xdist and other plugins read, so masking them once covers all of those;
+- the terminal writer's stream, for what pytest prints that is not a report (warnings, notes),
+  and the ``--log-file`` stream, which log records reach without a report.
+
+Names (node ids, artifact folders, snapshot files) are masked where they are made, with the same
+filter's ``name`` form, because a name must be stable, not starred out.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import pytest
+
+from ..core.masking import Masker, MaskingStream
+from .options import SETTINGS_KEY
+
+MASKER_KEY = pytest.StashKey[Masker]()
+_STREAM_KEY = pytest.StashKey[MaskingStream]()
+
+
+def masker_of(config: pytest.Config) -> Masker:
+    """The run's masking filter, built from the secrets of the command line."""
+    masker = config.stash.get(MASKER_KEY, None)
+    if masker is None:
+        masker = Masker(config.stash[SETTINGS_KEY].secrets)
+        config.stash[MASKER_KEY] = masker
+    return masker
+
+
+def mask_report(config: pytest.Config, report: Any) -> Any:
+    """The report with every secret masked, rebuilt through pytest's own (de)serialization.
+
+    Serialization is how pytest-xdist ships reports, so every part of a report that reaches a
+    reader is in it, and the rebuilt report keeps its structure (crash line, traceback entries).
+    """
+    masker = masker_of(config)
+    if not masker:
+        return report
+    data = config.hook.pytest_report_to_serializable(config=config, report=report)
+    if data is None or not masker.holds(data):
+        return report
+    # The node id stays: it names the test to xdist and the cache, and collection masked ours.
+    data = {**masker.value({k: v for k, v in data.items() if k != "nodeid"}), "nodeid": data.get("nodeid")}
+    masked = config.hook.pytest_report_from_serializable(config=config, data=data)
+    if masked is None:
+        return report
+    if hasattr(report, "result"):
+        masked.result = report.result  # collected nodes: not serialized, and named already masked
+    return masked
+
+
+def mask_streams(config: pytest.Config) -> None:
+    """Route pytest's terminal writer and its ``--log-file`` through the filter.
+
+    Both hold their stream in an attribute pytest does not publish (``_file``, ``stream``); a
+    plugin that has replaced the terminal reporter or the log handler is left as it is.
+    """
+    masker = masker_of(config)
+    if not masker:
+        return
+    writer = getattr(config.pluginmanager.get_plugin("terminalreporter"), "_tw", None)
+    if writer is not None and not isinstance(getattr(writer, "_file", None), MaskingStream):
+        writer._file = masker.stream(writer._file)
+        config.stash[_STREAM_KEY] = writer._file
+    handler = getattr(config.pluginmanager.get_plugin("logging-plugin"), "log_file_handler", None)
+    if isinstance(getattr(handler, "stream", None), io.TextIOBase):
+        handler.stream = masker.stream(handler.stream)
+
+
+def release_terminal(config: pytest.Config) -> None:
+    """Write what the terminal stream held back: nothing can complete a secret any more."""
+    stream = config.stash.get(_STREAM_KEY, None)
+    if stream is not None:
+        stream.release()

@@ -1,0 +1,80 @@
+"""Trails in a run that also has pytest-playwright: its settings apply to trails, ours win.
+
+When pytest-playwright is active (installed, not ``-p no:playwright``), the browser that trails
+launch follows it: ``--browser`` (the first one given), ``--headed``, ``--browser-channel``,
+``--slowmo`` and whatever a user's override of its ``browser_type_launch_args`` fixture adds
+(``executable_path``, ``args``, ``env``...). ``--trailblaze-*`` options said on purpose still win:
+a ``--trailblaze-browser`` other than the default, ``--trailblaze-headed``,
+``--trailblaze-browser-path``; browser arguments of both are passed.
+
+Trails keep a browser of their own rather than pytest-playwright's ``browser`` fixture: that one
+lives on pytest-playwright's Playwright, whose loop stays marked on the main thread for the rest
+of the session once it started, so async tests after a trail would fail as they do after a page
+test. For the same reason its ``browser_context_args`` fixture (which starts that Playwright) is
+not read; a user who wants trails inside pytest-playwright's browser, with its context arguments
+and artifacts, hands its ``context`` to trails through ``trailblaze_browser_context``.
+
+``browser_name`` is read from the option, not requested as a fixture: pytest-playwright
+parametrizes that fixture per page test, and a request without the parameter would make pytest
+tear it down (and the browser built on it) between page tests and trails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from ..drivers.browser import BrowserOptions
+
+#: pytest-playwright's plugin name (its ``pytest11`` entry point).
+PLUGIN = "playwright"
+DEFAULT_BROWSER = BrowserOptions().browser
+#: pytest-playwright's evidence options, by the name of the trailblaze setting they default.
+EVIDENCE_OPTIONS = ("tracing", "video", "screenshot")
+
+
+def active(config: pytest.Config) -> bool:
+    """Whether pytest-playwright takes part in this run."""
+    return config.pluginmanager.hasplugin(PLUGIN)
+
+
+def browser_options(request: pytest.FixtureRequest, options: BrowserOptions) -> BrowserOptions:
+    """``options`` with pytest-playwright's browser and launch settings where ours say nothing."""
+    config = request.config
+    if not active(config):
+        return options
+    browsers = config.getoption("browser", default=None) or []
+    launch_args = request.getfixturevalue("browser_type_launch_args")
+    return merged(options, browsers[0] if browsers else None, launch_args or {})
+
+
+def merged(options: BrowserOptions, browser: str | None, launch_args: Mapping[str, Any]) -> BrowserOptions:
+    """Our options over pytest-playwright's launch arguments (see the module docstring)."""
+    rest = dict(launch_args)
+    their_args = tuple(str(arg) for arg in rest.pop("args", None) or ())
+    headless = rest.pop("headless", None)
+    executable = rest.pop("executable_path", None)
+    chosen = options.browser if options.browser != DEFAULT_BROWSER else (browser or options.browser)
+    return replace(
+        options,
+        browser=chosen,
+        headed=options.headed or headless is False,
+        executable_path=options.executable_path or (str(executable) if executable else None),
+        launch_args=(*their_args, *options.launch_args),
+        extra_launch={**rest, **dict(options.extra_launch)},
+    )
+
+
+def evidence_defaults(config: pytest.Config) -> dict[str, str]:
+    """pytest-playwright's ``--tracing`` / ``--video`` / ``--screenshot`` values that ask for evidence.
+
+    Defaults for the matching ``--trailblaze-*`` evidence settings where those are not given
+    (the values are spelled alike); ``off`` (their default) asks for nothing and is left out.
+    """
+    if not active(config):
+        return {}
+    found = {name: config.getoption(name, default=None) for name in EVIDENCE_OPTIONS}
+    return {name: str(value) for name, value in found.items() if value not in (None, "", "off")}

@@ -1,0 +1,124 @@
+"""Trail tags become markers, registered before anything is collected.
+
+pytest checks a marker's name when code reads ``pytest.mark.<name>``: for a Python test, while
+its module is imported. Under ``--strict-markers``, a ``@pytest.mark.smoke`` test collected before
+the trail that declares the ``smoke`` tag would fail, and pass the other way round. So before
+collection starts, the trail files under the run's paths are read and their tags registered.
+
+Collection then takes the trails read here instead of reading them again, unless the file
+changed or its text holds ``{{...}}`` tokens: those read the environment, which a ``conftest.py``
+may still change during collection. A trail this walk does not see (a path only a plugin adds)
+still registers its tags when it is collected.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator
+from fnmatch import fnmatch
+from pathlib import Path
+
+import pytest
+
+from ..core.errors import TrailblazeError
+from ..core.loader import classifier_from_filename, parse_trail
+from ..core.model import Trail
+from .options import SETTINGS_KEY
+
+_TAGS_KEY = pytest.StashKey[set[str]]()
+#: Trails read before collection: path -> (size and modification time, trail).
+_READ_KEY = pytest.StashKey[dict[Path, tuple[tuple[int, int], Trail]]]()
+
+
+def marker_name(tag: str) -> str:
+    """Characters a ``-m`` expression cannot hold turn into ``_``; pytest marker names may not
+    start with ``_`` or a digit, so such tags get a ``tag_`` prefix."""
+    name = re.sub(r"\W", "_", tag.strip())
+    if not name or name[0] == "_" or name[0].isdigit():
+        name = f"tag_{name.lstrip('_')}"
+    return name
+
+
+def register_tag(config: pytest.Config, tag: str) -> str:
+    """Register ``tag`` as a marker (once) and return the marker's name."""
+    name = marker_name(tag)
+    known = config.stash.setdefault(_TAGS_KEY, set())
+    if name not in known:
+        known.add(name)
+        config.addinivalue_line("markers", f"{name}: trails tagged '{tag}' (config.tags)")
+    return name
+
+
+def register_all_tags(config: pytest.Config, shown: Callable[[Path], str]) -> None:
+    """Read every trail under the run's paths and register its tags (``shown`` names a path in
+    messages, exactly as collection names it)."""
+    read = config.stash.setdefault(_READ_KEY, {})
+    for path in trail_paths(config):
+        try:
+            text = path.read_text(encoding="utf-8")
+            classifier = classifier_from_filename(path.name)
+            trail = parse_trail(text, shown(path), file_classifier=classifier, env=os.environ)
+        except (OSError, UnicodeDecodeError, TrailblazeError):
+            continue  # collection reports it, with every problem of the file
+        for tag in trail.config.tags:
+            register_tag(config, tag)
+        if "{{" not in text:
+            read[path] = (_stamp(path), trail)
+
+
+def read_before(config: pytest.Config, path: Path) -> Trail | None:
+    """The trail read before collection, if its file is unchanged (taken once)."""
+    entry = config.stash.get(_READ_KEY, {}).pop(path, None)
+    if entry is None:
+        return None
+    try:
+        return entry[1] if _stamp(path) == entry[0] else None
+    except OSError:
+        return None
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    stat = path.stat()
+    return stat.st_size, stat.st_mtime_ns
+
+
+def trail_paths(config: pytest.Config) -> Iterator[Path]:
+    """Trail files under the run's arguments (or ``testpaths``), skipping what pytest skips by
+    default: ``norecursedirs``, virtualenvs, ``--ignore`` and ``--ignore-glob``."""
+    settings = config.stash[SETTINGS_KEY]
+    skip = _skipper(config)
+    for arg in config.args:
+        top = Path(config.invocation_params.dir, arg.split("::", 1)[0])
+        if top.is_file():
+            if _is_trail(top.name, settings.patterns) and not skip(top):
+                yield top
+            continue
+        for folder, dirs, files in os.walk(top):
+            here = Path(folder)
+            dirs[:] = sorted(d for d in dirs if not skip(here / d, directory=True))
+            for name in sorted(files):
+                if _is_trail(name, settings.patterns) and not skip(here / name):
+                    yield here / name
+
+
+def _is_trail(name: str, patterns: tuple[str, ...]) -> bool:
+    return name != "trailblaze.yaml" and any(fnmatch(name, pattern) for pattern in patterns)
+
+
+def _skipper(config: pytest.Config) -> Callable[..., bool]:
+    base = config.invocation_params.dir
+    ignored = {Path(base, p).resolve() for p in config.getoption("ignore") or ()}
+    globs = [str(Path(base, g)) for g in config.getoption("ignore_glob") or ()]
+    norecurse = config.getini("norecursedirs")
+    in_venvs = config.getoption("collect_in_virtualenv")
+
+    def skip(path: Path, directory: bool = False) -> bool:
+        if path.resolve() in ignored or any(fnmatch(str(path), g) for g in globs):
+            return True
+        if not directory:
+            return False
+        venv = not in_venvs and (path / "pyvenv.cfg").is_file()
+        return venv or any(fnmatch(path.name, pattern) for pattern in norecurse)
+
+    return skip

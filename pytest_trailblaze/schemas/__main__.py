@@ -1,0 +1,8 @@
+"""``python -m pytest_trailblaze.schemas``: regenerate the shipped JSON Schema files."""
+
+from __future__ import annotations
+
+from . import write_all
+
+for path in write_all():
+    print(path)

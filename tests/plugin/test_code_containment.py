@@ -1,0 +1,131 @@
+"""Collection, ``--collect-only``, ``trailblaze check`` and ``toolbox`` run no code they do not need,
+and never code outside the workspace root unless the user allows it (issue 13 §4).
+
+Every Python file here writes a marker file when it is imported or called, so "nothing ran" is
+a fact on disk. ``outside/`` sits next to the workspace, not inside it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CONSOLE = Path(sys.executable).parent / "trailblaze"
+TOOLS = "trails/config/trailmaps/shop/tools"
+
+MARKING = """
+from pathlib import Path
+
+Path(__file__).with_name("IMPORTED-{name}").write_text("imported")
+
+
+def fn(*args, **kwargs):
+    Path(__file__).with_name("CALLED-{name}").write_text("called")
+    return "ran"
+"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, tb) -> Path:
+    """A workspace (root: the pytester folder) with an in-root script tool and a trail calling it."""
+    root = pytester.path / "project"
+    tb.write(root, "trails/config/trailblaze.yaml", "targets: [shop]\n")
+    tb.write(root, "trails/config/trailmaps/shop/trailmap.yaml", "id: shop\ntarget:\n  display_name: Shop\n")
+    tb.write(root, f"{TOOLS}/local.py", MARKING.format(name="local"))
+    tb.write(
+        root,
+        f"{TOOLS}/shop_local.tool.yaml",
+        "id: shop_local\ndescription: In-root script.\nparameters: []\nscript: local.py:fn\n",
+    )
+    tb.write(
+        root,
+        "trails/uses.trail.yaml",
+        "trail:\n  - step: s\n    recording:\n      web:\n        - shop_local: {}\n",
+    )
+    tb.write(pytester.path, "outside/evil.py", MARKING.format(name="evil"))
+    return root
+
+
+ESCAPING_SCRIPT = "script: ../../../../../../outside/evil.py:fn"
+ESCAPING_CALL = "        - script: {function: ../../outside/evil.py:fn}\n"
+ESCAPING_TRAIL = "trail:\n  - step: s\n    recording:\n      web:\n" + ESCAPING_CALL
+
+
+def add_outside_tools(root: Path, tb) -> None:
+    evil = (root.parent / "outside" / "evil.py").resolve()
+    escaping = f"id: shop_evil\ndescription: Escapes.\nparameters: []\n{ESCAPING_SCRIPT}\n"
+    tb.write(root, f"{TOOLS}/shop_evil.tool.yaml", escaping)
+    tb.write(root, f"{TOOLS}/shop_abs.tool.yaml", f"id: shop_abs\nclass: {evil}:fn\n")
+
+
+def markers(pytester: pytest.Pytester) -> list[str]:
+    return sorted(p.name for p in pytester.path.rglob("*") if p.name.startswith(("IMPORTED-", "CALLED-")))
+
+
+def collect_only(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-m", "pytest", "-p", "no:randomly", "--collect-only", "-q", *args, "trails"]
+    return subprocess.run(argv, cwd=root, capture_output=True, text=True, timeout=180, check=False)
+
+
+def console(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(CONSOLE), *args], cwd=root, capture_output=True, text=True, timeout=180, check=False
+    )
+
+
+def test_static_facts_need_no_import(project: Path, pytester: pytest.Pytester) -> None:
+    """A ``script:`` tool's description and parameters are in its YAML: its module is not imported."""
+    done = collect_only(project)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "uses[web]" in done.stdout
+    check = console(project, "check", "trails", "--no-servers")
+    assert check.returncode == 0, check.stdout + check.stderr
+    box = console(project, "toolbox", "--target", "shop")
+    assert box.returncode == 0, box.stdout + box.stderr
+    assert "shop_local" in box.stdout
+    assert markers(pytester) == []
+
+
+def test_tool_files_naming_code_outside_the_root_are_located_errors(
+    project: Path, pytester: pytest.Pytester, tb
+) -> None:
+    add_outside_tools(project, tb)
+    tools = Path(TOOLS)
+    expected = [
+        f"{tools / 'shop_abs.tool.yaml'}:2:8: `class: ",
+        f"{tools / 'shop_evil.tool.yaml'}:4:9: `{ESCAPING_SCRIPT}` is outside the workspace root",
+    ]
+    done = collect_only(project)
+    check = console(project, "check", "trails", "--no-servers")
+    box = console(project, "toolbox", "--target", "shop")
+    assert (done.returncode, check.returncode, box.returncode) == (2, 1, 1)
+    for output in (done.stdout, check.stdout, box.stderr):
+        assert all(where in output for where in expected), output
+        assert "--trailblaze-allow-outside-code" in output and "Traceback" not in output
+    assert markers(pytester) == []
+
+
+def test_a_trail_naming_a_script_outside_the_root_is_a_located_error(
+    project: Path, pytester: pytest.Pytester, tb
+) -> None:
+    tb.write(project, "trails/escape.trail.yaml", ESCAPING_TRAIL)
+    where = "trails/escape.trail.yaml:5:20: `script` function ../../outside/evil.py:fn is outside the"
+    done = collect_only(project)
+    check = console(project, "check", "trails", "--no-servers")
+    assert (done.returncode, check.returncode) == (2, 1)
+    assert where in done.stdout and where in check.stdout
+    assert markers(pytester) == []
+
+
+def test_the_option_allows_code_outside_the_root(project: Path, pytester: pytest.Pytester, tb) -> None:
+    add_outside_tools(project, tb)
+    tb.write(project, "trails/escape.trail.yaml", ESCAPING_TRAIL)
+    done = collect_only(project, "--trailblaze-allow-outside-code")
+    assert done.returncode == 0, done.stdout + done.stderr
+    check = console(project, "check", "trails", "--no-servers", "--allow-outside-code")
+    assert check.returncode == 0, check.stdout + check.stderr
+    # a class: tool's parameters are in its code, so allowing it means importing it
+    assert markers(pytester) == ["IMPORTED-evil"]

@@ -1,0 +1,153 @@
+"""Step records, progress text, summaries and the HTML page, from runner events (no browser)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pytest_trailblaze.core.context import DeviceInfo, ToolContext
+from pytest_trailblaze.core.errors import StepFailure
+from pytest_trailblaze.core.loader import parse_trail
+from pytest_trailblaze.core.masking import Masker
+from pytest_trailblaze.core.memory import Memory
+from pytest_trailblaze.core.registry import ToolRegistry
+from pytest_trailblaze.core.runner import ResolvedStep, TrailRunner, plan_trail
+from pytest_trailblaze.core.tooldef import ToolResult, tool
+from pytest_trailblaze.evidence.html import render
+from pytest_trailblaze.evidence.progress import end_text, start_text, step_table
+from pytest_trailblaze.evidence.records import StepRecorder
+from pytest_trailblaze.evidence.summary import artifact_kind, list_artifacts, summary, write_json
+
+TRAIL = """
+config: { id: units }
+trailhead:
+  step: Start
+  recording:
+    web: { note: { text: start } }
+trail:
+  - step: Two notes
+    recording:
+      web:
+        - note: { text: one }
+        - note: { text: two }
+  - step: Nothing to do
+    recording:
+      web: []
+  - step: Ask the agent <b>politely</b>
+  - step: Break
+    recording:
+      web:
+        - boom: {}
+"""
+
+
+@tool(description="Note a text")
+def note(ctx, text: str) -> ToolResult:
+    return ToolResult(f"noted {text}")
+
+
+@tool(description="Always fails")
+def boom(ctx) -> ToolResult:
+    raise AssertionError("boom went the tool")
+
+
+class Recording:
+    """A runner listener feeding a ``StepRecorder`` from the context's tool log."""
+
+    def __init__(self, recorder: StepRecorder, ctx: ToolContext) -> None:
+        self.recorder, self.ctx = recorder, ctx
+
+    def step_started(self, step: ResolvedStep) -> None:
+        self.recorder.started(step, self.ctx.tool_log)
+
+    def step_finished(self, step: ResolvedStep, error: BaseException | None) -> None:
+        self.recorder.finished(step, self.ctx.tool_log, error)
+
+
+def _run() -> StepRecorder:
+    trail = parse_trail(TRAIL, "units.trail.yaml")
+    registry = ToolRegistry(platform="web")
+    registry.register_all([note, boom])
+    ctx = ToolContext(registry, Memory(), DeviceInfo("web", "playwright-native", 800, 600))
+    ticks = iter(range(100))
+    recorder = StepRecorder(trail, clock=lambda: float(next(ticks)))
+    runner = TrailRunner(plan_trail(trail, ("web",)), ctx, agent=lambda step, ctx: "done")
+    runner.listeners.append(Recording(recorder, ctx))
+    runner.run_trailhead()
+    try:
+        runner.run_steps()
+    except StepFailure:
+        pass
+    return recorder
+
+
+def test_each_step_is_recorded_with_its_calls_mode_outcome_and_time() -> None:
+    steps = _run().steps
+
+    assert [s.label for s in steps] == ["trailhead", "step 1/4", "step 2/4", "step 3/4", "step 4/4"]
+    assert [s.mode for s in steps] == ["replay", "replay", "no-op", "agent", "replay"]
+    assert [s.outcome for s in steps] == ["passed"] * 4 + ["failed"]
+    assert all(s.duration_s == 1.0 for s in steps)
+    assert [(c.name, c.args, c.outcome) for c in steps[1].calls] == [
+        ("note", {"text": "one"}, "passed"),
+        ("note", {"text": "two"}, "passed"),
+    ]
+    assert steps[4].calls[0].outcome == "failed" and "boom went the tool" in steps[4].calls[0].message
+    assert "step 4 of 4 failed: Break" in steps[4].error
+
+
+def test_progress_text_and_the_step_table() -> None:
+    steps = _run().steps
+
+    assert start_text(steps[3], agent=True) == "step 3/4 Ask the agent <b>politely</b> [agent] … "
+    assert end_text(steps[1]) == "✓ 1.00 s"
+    assert end_text(steps[4]) == "✗ 1.00 s"
+    table = step_table(steps).splitlines()
+    assert table[0].split() == ["trailhead", "Start", "passed", "1.00", "s"]
+    assert table[2].split() == ["step", "2/4", "Nothing", "to", "do", "no-op", "passed", "1.00", "s"]
+
+
+def test_a_step_that_never_ran_stays_in_the_plan() -> None:
+    trail = parse_trail(TRAIL, "units.trail.yaml")
+    steps = StepRecorder(trail).steps
+    assert [s.outcome for s in steps] == ["not run"] * 5
+    assert step_table(steps).splitlines()[1].split()[-2:] == ["not", "run"]
+
+
+def test_artifacts_are_listed_by_kind(tmp_path: Path) -> None:
+    for name in ("failure.png", "steps/step-01.png", "trace.zip", "video.webm", "failure-source.xml", "x.bin"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(b"x")
+    kinds = {a["path"]: a["kind"] for a in list_artifacts(tmp_path)}
+    assert kinds == {
+        "failure.png": "failure screenshot",
+        "failure-source.xml": "page source",
+        "steps/step-01.png": "step screenshot",
+        "trace.zip": "trace",
+        "video.webm": "video",
+        "x.bin": "file",
+    }
+    assert artifact_kind("mcp-main-1.log") == "tool server log"
+
+
+def test_records_are_written_masked_and_summarised(tmp_path: Path) -> None:
+    steps = [s.as_dict() for s in _run().steps]
+    record = {"nodeid": "t::units[web]", "outcome": "failed", "steps": steps, "failure": "key hunter2 typed"}
+    path = write_json(tmp_path / "record.json", record, Masker({"password": "hunter2"}))
+
+    assert json.loads(path.read_text())["failure"] == "key ******** typed"
+    assert not list(tmp_path.glob(".*"))  # no temporary file left behind
+    data = summary([record], started_at="now", duration_s=2.0, report=None, output_dir="out")
+    assert data["totals"] == {"failed": 1}
+    assert data["trails"][0]["failing_step"] == "step 4/4: Break"
+    assert data["trails"][0]["steps_passed"] == 4
+
+
+def test_the_page_escapes_every_text_it_shows(tmp_path: Path) -> None:
+    steps = [s.as_dict() for s in _run().steps]
+    record = {"nodeid": "t::<i>x</i>", "name": "<script>alert(1)</script>", "outcome": "failed", "steps": steps}
+    page = render([record], report_path=tmp_path / "r.html", title="T", meta="m")
+    assert "<script>alert(1)</script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "Ask the agent &lt;b&gt;politely&lt;/b&gt;" in page
+    assert page.count("<script>") == 1  # the filter script only

@@ -1,0 +1,63 @@
+"""The masking filter: text, JSON-like values, names and streams (SPEC §10)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+
+from pytest_trailblaze.core.masking import MASK, Masker, name_token
+from pytest_trailblaze.core.memory import Memory
+
+
+def test_text_and_values_are_masked_wherever_the_secret_sits() -> None:
+    masker = Masker({"password": "hunter2", "pin": "42"})
+    assert masker.text("typed hunter2 and 42") == f"typed {MASK} and {MASK}"
+    data = {"k hunter2": ["x", ("hunter2!", 3)], "n": 42}
+    assert masker.value(data) == {f"k {MASK}": ["x", (f"{MASK}!", 3)], "n": 42}
+    assert masker.holds(data)
+    assert not masker.holds({"a": ["b", ("c", 42)]})
+
+
+def test_a_name_holds_a_token_of_the_secrets_name_never_a_hash_of_its_value() -> None:
+    masker = Masker({"password": "hunter2"})
+    token = name_token("password")
+    assert masker.name("login-hunter2[web]") == f"login-{token}[web]"
+    # stable: a literal sha256 of the name, the same in every process, whatever the value
+    expected = "secret-" + hashlib.sha256(b"trailblaze-secret:password").hexdigest()[:8]
+    assert token == expected
+    assert Masker({"password": "rotated"}).name("login-rotated") == f"login-{token}"
+    assert hashlib.sha256(b"hunter2").hexdigest()[:8] not in token
+
+
+def test_one_value_under_two_names_gets_one_token() -> None:
+    masker = Masker({"b": "same", "a": "same"})
+    assert masker.name("x-same") == f"x-{name_token('a')}"
+
+
+def test_a_secret_split_across_writes_never_reaches_the_stream() -> None:
+    sink = io.StringIO()
+    stream = Masker({"password": "hunter2"}).stream(sink)
+    for piece in ("user hun", "ter", "2 typed; hu", "nt", "er2", "\n", "done h"):
+        stream.write(piece)
+        assert "hunter2" not in sink.getvalue()
+    assert sink.getvalue() == f"user {MASK} typed; {MASK}\ndone "
+    stream.release()
+    assert sink.getvalue() == f"user {MASK} typed; {MASK}\ndone h"
+
+
+def test_text_that_only_looks_like_a_secrets_start_is_written_once_it_cannot_be_one() -> None:
+    sink = io.StringIO()
+    stream = Masker({"password": "hunter2"}).stream(sink)
+    stream.write("hunt")
+    stream.write("ed down")
+    assert sink.getvalue() == "hunted down"
+
+
+def test_memory_masks_with_the_same_filter() -> None:
+    memory = Memory()
+    memory.seed({"password": "hunter2"}, secret=True)
+    memory.set("user", "alice")
+    assert memory.mask("alice hunter2") == f"alice {MASK}"
+    assert memory.masker.name("shot-hunter2") == f"shot-{name_token('password')}"
+    assert not Masker()
+    assert Masker().text("hunter2") == "hunter2"

@@ -1,0 +1,296 @@
+"""The agent loop on real headless Chromium, against a scripted model on a real local HTTP server.
+
+The model speaks OpenAI Chat Completions or Anthropic Messages through the official SDKs; its
+moves name elements by the refs the screen it received shows (``{ref:Increment}``), so a passing
+test also proves the screen reached it. Effects are read from the page with plain Playwright.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from llm_server import ScriptedModel, call, done, give_up, http, raw, serve, slow, text
+
+from pytest_trailblaze.agent import AgentLoop, LlmSpec, StepRun, make_provider
+from pytest_trailblaze.agent.recording import recorded_step
+from pytest_trailblaze.agent.screen import web_screen_text
+from pytest_trailblaze.agent.tools import TOOLS
+from pytest_trailblaze.core.context import ToolContext
+from pytest_trailblaze.core.errors import AgentFailure
+from pytest_trailblaze.core.loader import parse_trail
+from pytest_trailblaze.core.runner import ResolvedStep, plan_trail
+
+SECRET = "hunter2-s3cret-value"
+
+
+@pytest.fixture
+def model() -> Iterator[ScriptedModel]:
+    with serve() as scripted:
+        yield scripted
+
+
+@pytest.fixture
+def agent_ctx(ctx: ToolContext) -> ToolContext:
+    ctx.registry.register_all(TOOLS)
+    return ctx
+
+
+def step_of(text: str, kind: str = "step") -> ResolvedStep:
+    trail = parse_trail(f"trail:\n  - {kind}: {json.dumps(text)}\n", "agent.trail.yaml")
+    return plan_trail(trail, ("web",)).steps[0]
+
+
+Agent = Callable[..., StepRun]
+
+
+@pytest.fixture
+def agent(model: ScriptedModel, agent_ctx: ToolContext) -> Agent:
+    """``agent(step_text, *moves, provider=..., kind=..., **loop_options)``: one step through the loop."""
+
+    def run(
+        objective: str,
+        *moves: Any,
+        provider: str = "openai",
+        kind: str = "step",
+        timeout: float = 10,
+        **loop: Any,
+    ) -> StepRun:
+        model.script[objective] = list(moves)
+        url = model.openai_url if provider == "openai" else model.anthropic_url
+        spec = LlmSpec(
+            provider, "scripted-1", url, timeout, retries=0, screenshots=loop.pop("screenshots", False)
+        )
+        provider_ = make_provider(spec)
+        try:
+            return AgentLoop(provider_, screenshots=spec.screenshots, **loop).run(
+                step_of(objective, kind), agent_ctx
+            )
+        finally:
+            provider_.close()
+
+    return run
+
+
+def counter(page: Any) -> str:
+    return page.locator("#counter-value").inner_text()
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_step_is_done_by_the_model_through_the_registry(
+    provider: str, agent: Agent, open_app: Any, model: ScriptedModel, agent_ctx: ToolContext
+) -> None:
+    page = open_app("index.html#counter")
+    increment = call("web_click", ref="{ref:Increment}")
+    run = agent("Click increment twice", increment, increment, done(), provider=provider)
+    assert counter(page) == "2"
+    assert run.llm_calls == 3 and run.usage.input_tokens == 300 and run.usage.output_tokens == 30
+    assert [c.name for c in run.calls] == ["web_click", "web_click", "objectiveStatus"]
+    # The recording keeps the model's ref and a durable selector found before the click.
+    selector = {"web": {"cssSelector": "#increment-btn"}}
+    assert recorded_step(run, agent_ctx.tool_log, agent_ctx.registry) == [
+        ("web_click", {"ref": "e11", "nodeSelector": selector}),
+        ("web_click", {"ref": "e11", "nodeSelector": selector}),
+    ]
+    first = model.requests()[0]
+    tools = {t["function"]["name"] if provider == "openai" else t["name"]: t for t in first["tools"]}
+    assert "web_click" in tools and "objectiveStatus" in tools and "web_evaluate" not in tools
+    schema = (
+        tools["web_click"]["function"]["parameters"]
+        if provider == "openai"
+        else tools["web_click"]["input_schema"]
+    )
+    assert schema["type"] == "object" and "ref" in schema["properties"]
+    body = model.bodies[-1].decode()
+    assert 'button \\"Increment\\" [ref=e11]' in body  # the current screen with refs
+    assert "ok: " in body and ("call_1" in body or "toolu_1" in body)  # the calls so far, as tool turns
+
+
+def test_the_conversation_follows_the_openai_protocol(
+    agent: Agent, open_app: Any, model: ScriptedModel
+) -> None:
+    open_app("index.html#counter")
+    agent("Click increment once", call("web_click", ref="{ref:Increment}"), done())
+    last = model.requests()[-1]["messages"]
+    assert [m["role"] for m in last] == ["system", "user", "assistant", "tool", "user"]
+    assert last[2]["tool_calls"][0]["function"]["name"] == "web_click"
+    assert last[3]["tool_call_id"] == last[2]["tool_calls"][0]["id"]
+    assert last[4]["content"].startswith("Current screen:") and "Current value: 1" in last[4]["content"]
+    assert model.requests()[-1]["tool_choice"] == "required"
+
+
+def test_the_conversation_follows_the_anthropic_protocol(
+    agent: Agent, open_app: Any, model: ScriptedModel
+) -> None:
+    open_app("index.html#counter")
+    agent("Click increment once", call("web_click", ref="{ref:Increment}"), done(), provider="anthropic")
+    request = model.requests()[-1]
+    assert "Trailblaze" in request["system"] and request["tool_choice"] == {"type": "any"}
+    roles = [m["role"] for m in request["messages"]]
+    assert roles == ["user", "assistant", "user"]
+    blocks = request["messages"][2]["content"]
+    assert (
+        blocks[0]["type"] == "tool_result"
+        and blocks[0]["tool_use_id"] == request["messages"][1]["content"][0]["id"]
+    )
+    assert blocks[1]["text"].startswith("Current screen:")
+
+
+def test_a_screenshot_goes_with_the_screen_for_vision_models(
+    agent: Agent, open_app: Any, model: ScriptedModel
+) -> None:
+    open_app("index.html#counter")
+    agent("Look at the page", done(), screenshots=True)
+    user = model.requests()[0]["messages"][-1]["content"]
+    assert user[1]["type"] == "image_url" and user[1]["image_url"]["url"].startswith("data:image/png;base64,")
+
+
+def test_a_tool_failure_goes_back_to_the_model(
+    agent: Agent, open_app: Any, model: ScriptedModel, agent_ctx: ToolContext
+) -> None:
+    page = open_app("index.html#counter")
+    run = agent(
+        "Increment it",
+        call("web_click", ref="css=#nope-btn"),
+        call("web_click", ref="{ref:Increment}"),
+        done(),
+    )
+    assert counter(page) == "1"
+    assert "error: No element found matching css=#nope-btn" in model.bodies[1].decode()
+    assert [name for name, _ in recorded_step(run, agent_ctx.tool_log, agent_ctx.registry)] == ["web_click"]
+
+
+def test_a_verify_step_gets_verification_tools_only_and_ends_when_one_holds(
+    agent: Agent, open_app: Any, model: ScriptedModel, agent_ctx: ToolContext
+) -> None:
+    open_app("index.html#counter")
+    run = agent("The counter shows 0", call("web_verifyTextVisible", text="Current value: 0"), kind="verify")
+    assert run.llm_calls == 1
+    offered = {t["function"]["name"] for t in model.requests()[0]["tools"]}
+    assert offered and all(
+        name == "objectiveStatus" or agent_ctx.registry.get(name).descriptor.is_verification
+        for name in offered
+    )
+    assert "web_verifyTextVisible" in offered and "web_click" not in offered
+    assert "verification" in model.requests()[0]["messages"][0]["content"]
+
+
+def test_elements_without_ids_are_recorded_by_role_name_and_position(
+    agent: Agent, open_app: Any, agent_ctx: ToolContext
+) -> None:
+    page = open_app("duplicate-list.html")
+    screen = web_screen_text(agent_ctx.driver.hierarchy())
+    views = [
+        re.search(r"\[ref=(e\d+)\]", line).group(1) for line in screen.splitlines() if 'button "View"' in line
+    ]
+    run = agent("Open the third product", call("web_click", ref=views[2]), done())
+    assert "(ID: elec-3)" in page.locator("#detail-panel").inner_text()
+    recorded = recorded_step(run, agent_ctx.tool_log, agent_ctx.registry)
+    assert recorded[0][1]["nodeSelector"] == {
+        "web": {"ariaRole": "button", "ariaNameRegex": "View", "nthIndex": 2}
+    }
+    # The selector alone finds the same button again.
+    agent_ctx.registry.execute(
+        "web_click", {"ref": "css=#gone", "nodeSelector": recorded[0][1]["nodeSelector"]}, agent_ctx
+    )
+    assert "(ID: elec-3)" in page.locator("#detail-panel").inner_text()
+
+
+def test_secrets_never_reach_the_model(
+    agent: Agent, open_app: Any, model: ScriptedModel, agent_ctx: ToolContext
+) -> None:
+    page = open_app("index.html#form")
+    agent_ctx.memory.set("password", SECRET, secret=True)
+    agent_ctx.memory.set("user", "ada")
+    run = agent(
+        "Type {{password}} into the Name field",
+        call("web_type", ref='{ref:textbox "Name"}', text="{{password}}"),
+        call("web_type", ref='{ref:textbox "Email"}', text="{{user}}"),
+        done(),
+        screenshots=True,
+    )
+    assert page.locator("#name-input").input_value() == SECRET  # the registry substituted the token
+    assert all(SECRET.encode() not in body for body in model.bodies)
+    bodies = [b.decode() for b in model.bodies]
+    assert "{{password}} = (a secret" in bodies[0] and "{{user}} = ada" in bodies[0]
+    # Once the secret is on screen it is masked in the text and no screenshot is sent.
+    assert "********" in bodies[-1] and "image_url" not in bodies[-1] and "image_url" in bodies[0]
+    recorded = recorded_step(run, agent_ctx.tool_log, agent_ctx.registry)
+    assert recorded[0][1]["text"] == "{{password}}"  # the authored token, never the value
+
+
+# -- every way the model can fail the step ------------------------------------------------------------
+def failure(agent: Agent, objective: str, *moves: Any, **options: Any) -> str:
+    with pytest.raises(AgentFailure) as caught:
+        agent(objective, *moves, **options)
+    message = str(caught.value)
+    assert "model: openai/scripted-1" in message or "model: anthropic/scripted-1" in message
+    assert "Traceback" not in message
+    return message
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_an_http_error_fails_the_step_naming_the_status(agent: Agent, open_app: Any, provider: str) -> None:
+    open_app("index.html#counter")
+    message = failure(agent, "Click it", http(500, "the model is overloaded"), provider=provider)
+    assert "cause: HTTP 500: the model is overloaded" in message
+    assert message.startswith("agent.trail.yaml:2:5: step 1 of 1 failed: the agent could not do it: Click it")
+
+
+def test_a_timeout_fails_the_step(agent: Agent, open_app: Any) -> None:
+    open_app("index.html#counter")
+    message = failure(agent, "Click it", slow(3, done()), timeout=0.5)
+    assert "cause: no answer within 0.5 s (timeout)" in message
+
+
+def test_a_malformed_tool_call_fails_the_step(agent: Agent, open_app: Any) -> None:
+    open_app("index.html#counter")
+    message = failure(agent, "Click it", raw("web_click", '{"ref": "e11"'))
+    assert "cause: malformed tool call: the arguments of 'web_click' are not JSON" in message
+
+
+def test_an_unknown_tool_fails_the_step(agent: Agent, open_app: Any) -> None:
+    open_app("index.html#counter")
+    message = failure(agent, "Click it", call("web_teleport", to="e11"))
+    assert "cause: asked for tool 'web_teleport', which is not among the" in message
+
+
+def test_a_verify_step_may_not_act(agent: Agent, open_app: Any) -> None:
+    open_app("index.html#counter")
+    message = failure(agent, "The counter shows 1", call("web_click", ref="{ref:Increment}"), kind="verify")
+    assert "verification tools offered to a verify: step" in message
+
+
+def test_the_call_budget_fails_the_step(agent: Agent, open_app: Any) -> None:
+    page = open_app("index.html#counter")
+    click = call("web_click", ref="{ref:Increment}")
+    message = failure(agent, "Click forever", click, click, click, max_calls=2)
+    assert "cause: used its budget of 2 LLM calls without finishing" in message
+    assert "after: 2 LLM calls, 2 tool calls (web_click, web_click)" in message
+    assert counter(page) == "2"
+
+
+def test_a_reply_without_a_tool_call_is_nudged_once_then_fails(agent: Agent, open_app: Any) -> None:
+    open_app("index.html#counter")
+    message = failure(agent, "Click it", text("I would click it."), text("Sure, clicking."))
+    assert "cause: replied without calling a tool: Sure, clicking." in message
+
+
+def test_a_model_that_gives_up_fails_the_step(agent: Agent, open_app: Any) -> None:
+    open_app("index.html#counter")
+    message = failure(agent, "Buy a ticket", give_up("there is no ticket shop"))
+    assert "cause: the model reports the objective failed: there is no ticket shop" in message
+
+
+def test_an_unreachable_server_fails_the_step(open_app: Any, agent_ctx: ToolContext) -> None:
+    open_app("index.html#counter")
+    with serve() as stopped:
+        url = stopped.openai_url
+    provider = make_provider(LlmSpec("openai", "scripted-1", url, 5, retries=0, screenshots=False))
+    with pytest.raises(AgentFailure) as caught:
+        AgentLoop(provider).run(step_of("Click it"), agent_ctx)
+    assert f"cause: cannot connect to {url}" in str(caught.value)
+    provider.close()
