@@ -3,7 +3,9 @@
 Both variants run in one process on one browser against the sample app served on 127.0.0.1,
 each starting from a fresh browser context (the plugin opens one per trail). The plugin variant
 goes through everything a replay uses: the trail loader, the plan, the runner, the registry
-(interpolation, validation, observers, tool log) and the web driver (element resolution, settle).
+(interpolation, validation, observers, tool log), the web driver (element resolution, settle) and
+the evidence every trail gets with the evidence options off (a timed record of each step and its
+tool calls, as ``record.json``, ``summary.json`` and the report read it).
 Rounds alternate between the variants; medians are compared.
 
     .venv/bin/python benchmarks/web_replay.py [--rounds 15]
@@ -28,6 +30,7 @@ from pytest_trailblaze.core.memory import Memory
 from pytest_trailblaze.core.registry import ToolRegistry
 from pytest_trailblaze.core.runner import TrailRunner, plan_trail
 from pytest_trailblaze.drivers.playwright import BrowserHost, BrowserOptions
+from pytest_trailblaze.evidence.records import StepRecorder
 from pytest_trailblaze.tools import builtin_tools
 
 APP = Path(__file__).resolve().parent.parent / "examples" / "sample-app"
@@ -98,6 +101,19 @@ def direct(browser, base_url: str, viewport: dict) -> None:
     context.close()
 
 
+class StepRecords:
+    """The step listener a trail item has with evidence off: a ``StepRecorder`` fed per step."""
+
+    def __init__(self, trail, ctx: ToolContext) -> None:
+        self.recorder, self.ctx = StepRecorder(trail), ctx
+
+    def step_started(self, step) -> None:
+        self.recorder.started(step, self.ctx.tool_log)
+
+    def step_finished(self, step, error) -> None:
+        self.recorder.finished(step, self.ctx.tool_log, error)
+
+
 def through_plugin(host: BrowserHost, trail_path: Path, registry: ToolRegistry, base_url: str) -> None:
     """Load, plan and replay the trail as a trail item does."""
     trail = load_trail(trail_path)
@@ -106,7 +122,9 @@ def through_plugin(host: BrowserHost, trail_path: Path, registry: ToolRegistry, 
     memory.set("baseUrl", base_url)
     device = driver.device_info()
     ctx = ToolContext(registry, memory, device, driver, str(trail_path))
-    TrailRunner(plan_trail(trail, device.chain()), ctx).run_steps()
+    runner = TrailRunner(plan_trail(trail, device.chain()), ctx)
+    runner.listeners.append(StepRecords(trail, ctx))
+    runner.run_steps()
     driver.close()
 
 

@@ -1,4 +1,5 @@
-"""The ``trailblaze`` console command: ``check`` trails before a device starts, list the ``toolbox``.
+"""The ``trailblaze`` console command: ``check`` trails before a device starts, list the ``toolbox``,
+print the JSON ``schema`` of a kind of file.
 
 Exit codes: 0 clean, 1 findings, 2 usage errors.
 """
@@ -19,8 +20,10 @@ from .core.errors import RegistryError, ToolServerError
 from .core.naming import category
 from .core.tooldef import ToolDescriptor
 from .core.yamlsource import did_you_mean
+from .drivers import ffmpeg
 from .mcp.server import handshake_timeout_default
 from .mcp.toolsets import McpToolsets
+from .schemas import KINDS, path_of, shipped
 from .tools import builtin_tools
 from .workspace import Workspace, WorkspaceLoader, find_config_dir, toolbox
 from .workspace.toolbox import callable_tools
@@ -56,7 +59,42 @@ def _parser() -> argparse.ArgumentParser:
         help="list every tool a recording can call, also those not offered to agents",
     )
     box.add_argument("--allow-outside-code", action="store_true", help=_ALLOW_OUTSIDE_HELP)
+    schema = sub.add_parser("schema", help="print the JSON Schema of a kind of file, for editors")
+    schema.add_argument("kind", choices=(*KINDS, "all"), help="the kind of file (all: every schema)")
+    schema.add_argument("--output", type=Path, metavar="DIR", help="write <kind>.schema.json files into DIR")
+    sub.add_parser(
+        "install-ffmpeg",
+        help="link an installed ffmpeg (imageio-ffmpeg's, or one on PATH) where Playwright looks for "
+        "its own, so --trailblaze-video works without `playwright install ffmpeg`",
+    )
     return parser
+
+
+def run_install_ffmpeg() -> int:
+    try:
+        path = ffmpeg.install()
+    except FileNotFoundError as exc:
+        print(f"trailblaze install-ffmpeg: {exc}", file=sys.stderr)
+        return 1
+    print(f"Playwright's ffmpeg: {path}")
+    return 0
+
+
+def run_schema(kind: str, output: Path | None) -> int:
+    """Print a schema, or write the chosen schemas (``all``: every kind) into a folder."""
+    kinds = list(KINDS) if kind == "all" else [kind]
+    if output is None and len(kinds) > 1:
+        print("trailblaze schema all: pass --output DIR to write every schema", file=sys.stderr)
+        return 2
+    if output is None:
+        sys.stdout.write(shipped(kinds[0]))
+        return 0
+    output.mkdir(parents=True, exist_ok=True)
+    for name in kinds:
+        path = output / path_of(name).name
+        path.write_text(shipped(name), encoding="utf-8")
+        print(path)
+    return 0
 
 
 def run_check(
@@ -170,6 +208,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 servers=not args.no_servers,
                 allow_outside_code=args.allow_outside_code,
             )
+        if args.command == "schema":
+            return run_schema(args.kind, args.output)
+        if args.command == "install-ffmpeg":
+            return run_install_ffmpeg()
         return run_toolbox(args)
     except BrokenPipeError:
         return _reader_went_away()

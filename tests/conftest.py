@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import playwright.sync_api  # noqa: F401  (see below)
@@ -11,6 +12,19 @@ from corpus import corpus_root
 # In-process pytester runs snapshot sys.modules and drop what an inner run imported. Playwright
 # imported by one inner run and re-imported by the next gives two copies of its classes, and
 # ``expect()`` then rejects a Locator of the other copy. Importing it here keeps a single copy.
+
+
+@pytest.fixture(autouse=True)
+def _inner_runs_in_file_order(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pytest-randomly is installed for the combination tests; every other inner pytest run
+    (pytester, in process or not) keeps file order, which its assertions on output rely on. A
+    test that wants it shuffled passes ``-p randomly``, which comes later and wins.
+
+    Set once ``pytester`` exists: it clears ``PYTEST_ADDOPTS`` as it starts."""
+    if "pytester" in request.fixturenames:
+        request.getfixturevalue("pytester")
+        addopts = os.environ.get("PYTEST_ADDOPTS", "")
+        monkeypatch.setenv("PYTEST_ADDOPTS", f"{addopts} -p no:randomly".strip())
 
 
 @pytest.fixture(scope="session")

@@ -6,8 +6,7 @@ import base64
 import json
 from typing import Any
 
-from .spec import LlmSpec
-from .wire import Conversation, ProviderError, Reply, ToolRequest, Turn, Usage, error_cause, status_message
+from .wire import Conversation, ProviderError, Reply, SdkProvider, ToolRequest, Turn, Usage
 
 MAX_TOKENS = 4096
 
@@ -83,44 +82,16 @@ def parse_response(response: Any) -> Reply:
     return Reply("\n".join(t for t in texts if t), tuple(calls), tokens)
 
 
-class AnthropicMessages:
+class AnthropicMessages(SdkProvider):
     """A model behind the Anthropic Messages API."""
 
-    def __init__(self, spec: LlmSpec) -> None:
-        self.spec = spec
-        self.name = spec.name
-        self._client: Any = None
+    sdk, client_class, base_error, api_name = "anthropic", "Anthropic", "AnthropicError", "the Anthropic API"
 
-    def _connect(self) -> Any:
-        if self._client is None:
-            import anthropic
+    def build_request(self, conversation: Conversation, model: str) -> dict[str, Any]:
+        return build_request(conversation, model)
 
-            self._client = anthropic.Anthropic(
-                api_key=self.spec.api_key(),
-                base_url=self.spec.base_url,
-                timeout=self.spec.timeout_s,
-                max_retries=self.spec.retries,
-            )
-        return self._client
+    def send(self, client: Any, request: dict[str, Any]) -> Any:
+        return client.messages.create(**request)
 
-    def complete(self, conversation: Conversation) -> Reply:
-        import anthropic
-
-        request = build_request(conversation, self.spec.model)
-        try:
-            response = self._connect().messages.create(**request)
-        except anthropic.APITimeoutError:
-            raise ProviderError(f"no answer within {self.spec.timeout_s:g} s (timeout)") from None
-        except anthropic.APIStatusError as exc:
-            raise ProviderError(f"HTTP {exc.status_code}: {status_message(exc)}") from None
-        except anthropic.APIConnectionError as exc:
-            where = self.spec.base_url or "the Anthropic API"
-            raise ProviderError(f"cannot connect to {where}: {error_cause(exc)}") from None
-        except anthropic.AnthropicError as exc:
-            raise ProviderError(f"unreadable reply: {error_cause(exc)}") from None
+    def parse_response(self, response: Any) -> Reply:
         return parse_response(response)
-
-    def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None

@@ -10,8 +10,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from .spec import LlmSpec
-from .wire import Conversation, ProviderError, Reply, ToolRequest, Turn, Usage, error_cause, status_message
+from .wire import Conversation, ProviderError, Reply, SdkProvider, ToolRequest, Turn, Usage
 
 
 def build_request(conversation: Conversation, model: str) -> dict[str, Any]:
@@ -71,44 +70,16 @@ def parse_response(response: Any) -> Reply:
     return Reply(getattr(message, "content", None) or "", tuple(calls), tokens)
 
 
-class OpenAIChat:
+class OpenAIChat(SdkProvider):
     """A model behind a Chat Completions endpoint."""
 
-    def __init__(self, spec: LlmSpec) -> None:
-        self.spec = spec
-        self.name = spec.name
-        self._client: Any = None
+    sdk, client_class, base_error, api_name = "openai", "OpenAI", "OpenAIError", "the OpenAI API"
 
-    def _connect(self) -> Any:
-        if self._client is None:
-            import openai
+    def build_request(self, conversation: Conversation, model: str) -> dict[str, Any]:
+        return build_request(conversation, model)
 
-            self._client = openai.OpenAI(
-                api_key=self.spec.api_key(),
-                base_url=self.spec.base_url,
-                timeout=self.spec.timeout_s,
-                max_retries=self.spec.retries,
-            )
-        return self._client
+    def send(self, client: Any, request: dict[str, Any]) -> Any:
+        return client.chat.completions.create(**request)
 
-    def complete(self, conversation: Conversation) -> Reply:
-        import openai
-
-        request = build_request(conversation, self.spec.model)
-        try:
-            response = self._connect().chat.completions.create(**request)
-        except openai.APITimeoutError:
-            raise ProviderError(f"no answer within {self.spec.timeout_s:g} s (timeout)") from None
-        except openai.APIStatusError as exc:
-            raise ProviderError(f"HTTP {exc.status_code}: {status_message(exc)}") from None
-        except openai.APIConnectionError as exc:
-            where = self.spec.base_url or "the OpenAI API"
-            raise ProviderError(f"cannot connect to {where}: {error_cause(exc)}") from None
-        except openai.OpenAIError as exc:
-            raise ProviderError(f"unreadable reply: {error_cause(exc)}") from None
+    def parse_response(self, response: Any) -> Reply:
         return parse_response(response)
-
-    def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None

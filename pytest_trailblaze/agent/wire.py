@@ -8,6 +8,7 @@ lets the masking filter see every string before any of it leaves the process.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -107,3 +108,64 @@ def status_message(exc: BaseException) -> str:
         if message:
             return str(message).strip().splitlines()[0]
     return error_cause(exc)
+
+
+class SdkProvider:
+    """What both official SDK adapters share: one lazily made client and one error vocabulary.
+
+    Both SDKs name their errors alike (``APITimeoutError``, ``APIStatusError``,
+    ``APIConnectionError`` under one base class), so a subclass names its SDK module, client
+    class, base error and the API it talks to, and says how to send a request and read a reply.
+    The SDK is imported on the first request, never at collection.
+    """
+
+    sdk: str = ""
+    client_class: str = ""
+    base_error: str = ""
+    api_name: str = ""
+
+    def __init__(self, spec: Any) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self._client: Any = None
+
+    def _connect(self) -> Any:
+        if self._client is None:
+            make = getattr(importlib.import_module(self.sdk), self.client_class)
+            self._client = make(
+                api_key=self.spec.api_key(),
+                base_url=self.spec.base_url,
+                timeout=self.spec.timeout_s,
+                max_retries=self.spec.retries,
+            )
+        return self._client
+
+    def complete(self, conversation: Conversation) -> Reply:
+        sdk = importlib.import_module(self.sdk)
+        request = self.build_request(conversation, self.spec.model)
+        try:
+            response = self.send(self._connect(), request)
+        except sdk.APITimeoutError:
+            raise ProviderError(f"no answer within {self.spec.timeout_s:g} s (timeout)") from None
+        except sdk.APIStatusError as exc:
+            raise ProviderError(f"HTTP {exc.status_code}: {status_message(exc)}") from None
+        except sdk.APIConnectionError as exc:
+            where = self.spec.base_url or self.api_name
+            raise ProviderError(f"cannot connect to {where}: {error_cause(exc)}") from None
+        except getattr(sdk, self.base_error) as exc:
+            raise ProviderError(f"unreadable reply: {error_cause(exc)}") from None
+        return self.parse_response(response)
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def build_request(self, conversation: Conversation, model: str) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def send(self, client: Any, request: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def parse_response(self, response: Any) -> Reply:
+        raise NotImplementedError

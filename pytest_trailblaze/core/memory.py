@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import re
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -261,7 +262,7 @@ def _coerce_number(value: Any, *, integer: bool) -> int | float:
     if isinstance(value, bool):
         raise ValueError(f"expects {kind}, got {value!r}")
     if isinstance(value, int) or (isinstance(value, float) and not integer):
-        return value
+        return _finite(value)
     if isinstance(value, str):
         text = value.strip()
         if integer:
@@ -270,7 +271,14 @@ def _coerce_number(value: Any, *, integer: bool) -> int | float:
                 return int(text)
         else:
             try:
-                return float(text)
+                return _finite(float(text))
             except ValueError:
                 pass
     raise ValueError(f"expects {kind}, got {value!r}")
+
+
+def _finite(value: int | float) -> int | float:
+    """NaN and infinity cannot travel as JSON to a tool or a server, so an arg never holds them."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"expects a number (finite), got {value!r}")
+    return value

@@ -1,7 +1,9 @@
 """The mobile driver: Appium sessions through appium-python-client, for android and ios.
 
-One Appium session per worker per platform, reused by the trails of that platform (their
-trailheads reset the app), unless a fresh session per trail is asked for. Elements found by a
+One Appium session per worker per device (the platform, or a device profile of the capabilities
+file: ``drivers.profiles``), reused by the trails of that device (their trailheads reset the app),
+unless a fresh session per trail is asked for. A device with a pool is leased per worker
+(``drivers.pool``); the local server is ``drivers.appium_server``. Elements found by a
 ``nodeSelector`` in the page source are acted on through their exact XPath (a click the app
 sees); gestures (long press, swipes, points) are W3C pointer actions.
 
@@ -14,13 +16,8 @@ fall back to pixels.
 from __future__ import annotations
 
 import contextlib
-import os
 import re
-import signal
-import socket
-import subprocess
 import time
-import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,16 +25,16 @@ from typing import Any, TypeVar
 
 from ..core.context import DeviceInfo
 from ..core.errors import DriverError, ToolFailure, first_line
-from ..core.reaper import REAPER
 from . import selectors
 from .appium_commands import DeviceCommands
+from .appium_recording import ScreenRecording
+from .appium_server import LocalAppiumServer
 from .pool import DevicePools
 from .profiles import DeviceProfile, shown_capabilities, shown_url, split_credentials
 from .selectors import Node, is_text_field
 
 T = TypeVar("T")
 POLL_S = 0.25
-SERVER_START_S = 60.0
 
 
 def driver_key(platform: str) -> str:
@@ -67,100 +64,6 @@ class AppiumSettings:
     def serves(self, profile: DeviceProfile) -> bool:
         """Whether the profile's device has a server: its own URLs, the run's URL or local server."""
         return self.configured or profile.has_server()
-
-
-class LocalAppiumServer:
-    """An Appium server this run starts from a Node install, and stops at the end."""
-
-    def __init__(self, home: Path, log_path: Path) -> None:
-        self.home = home
-        self.log_path = log_path
-        self.process: subprocess.Popen[bytes] | None = None
-        self.url = ""
-
-    def start(self) -> str:
-        entry = self.home / "node_modules" / "appium" / "index.js"
-        if not entry.is_file():
-            raise DriverError(
-                f"no Appium in {self.home} (looked for {entry})\n"
-                f"  fix: run `npm install appium@3 @appium/fake-driver` there, or point "
-                f"--trailblaze-appium-server at the folder that has it"
-            )
-        port = _free_port()
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        log = self.log_path.open("wb")
-        argv = [
-            "node",
-            str(entry),
-            "server",
-            "--address",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--log-level",
-            "warn",
-        ]
-        env = {**os.environ, "APPIUM_HOME": str(self.home)}
-        self.process = subprocess.Popen(
-            argv,
-            cwd=self.home,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        REAPER.watch(self.process.pid)  # the group dies with this process even if no teardown runs
-        log.close()
-        self.url = f"http://127.0.0.1:{port}"
-        self._wait_ready()
-        return self.url
-
-    def _wait_ready(self) -> None:
-        deadline = time.monotonic() + SERVER_START_S
-        while time.monotonic() < deadline:
-            if self.process is not None and self.process.poll() is not None:
-                tail = self.log_path.read_text(errors="replace").strip().splitlines()[-8:]
-                self.stop()
-                raise DriverError(
-                    f"the local Appium server exited with code {self.process.returncode} while starting\n"
-                    + "".join(f"    {line}\n" for line in tail)
-                    + f"  log: {self.log_path}"
-                )
-            status = f"{self.url}/status"
-            with contextlib.suppress(OSError), urllib.request.urlopen(status, timeout=1) as answer:
-                if answer.status == 200:
-                    return
-            time.sleep(0.2)
-        self.stop()
-        raise DriverError(
-            f"the local Appium server did not answer /status in {SERVER_START_S:g} s; log: {self.log_path}"
-        )
-
-    def stop(self) -> None:
-        """SIGTERM the group, wait 5 s, SIGKILL the group (also children that outlived the server)."""
-        process, self.process = self.process, None
-        if process is None:
-            return
-        if process.poll() is None:
-            _signal_group(process.pid, signal.SIGTERM)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(timeout=5)
-        _signal_group(process.pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(timeout=5)
-        REAPER.release(process.pid)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _signal_group(pid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, sig)
 
 
 class AppiumHost:
@@ -268,8 +171,8 @@ def session_failure(url: str, platform: str, capabilities: Mapping[str, Any], ex
     )
 
 
-class MobileDriver(DeviceCommands):
-    """One trail's view of a platform's Appium session."""
+class MobileDriver(DeviceCommands, ScreenRecording):
+    """One trail's view of a platform's Appium session (screen recording: ``ScreenRecording``)."""
 
     def __init__(
         self, session: Any, platform: str, *, owns_session: bool, form_factor: str | None = None

@@ -3,7 +3,8 @@
 ``BrowserHost`` starts Playwright and one browser on first use and stops both at the end of the
 session. Every browser context a trail runs in comes from ``BrowserHost.new_context`` (our
 browser) or goes through ``prepare_context`` (a context handed in by the user), so settings that
-apply to every trail context (timeouts, no animations; traces and video later) live here.
+apply to every trail context (timeouts, no animations, the video folder) live here; traces start
+with the trail's first step (``web_recording.py``).
 
 Playwright's loop is marked on the thread only while this module's code uses it (``loopstate``):
 the host leaves it marked after a call, as Playwright's sync API does, and the plugin's fixtures
@@ -12,6 +13,7 @@ clear it again around each trail.
 
 from __future__ import annotations
 
+import functools
 import shutil
 from collections.abc import Mapping
 from contextlib import suppress
@@ -20,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import DriverError, first_line
-from . import launch
+from . import ffmpeg, launch, remote
 from .loopstate import PlaywrightLoop
 
 if TYPE_CHECKING:
@@ -53,6 +55,12 @@ class BrowserOptions:
     executable_path: str | None = None
     launch_args: tuple[str, ...] = ()
     connect: str | None = None
+    #: A running Chromium's DevTools endpoint, attached over CDP (``drivers.remote``).
+    cdp: str | None = None
+    #: Headers of ``connect`` / ``connect_over_cdp`` (tokens: kept out of reprs and messages).
+    connect_headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    #: Playwright's keyword arguments of ``connect`` / ``connect_over_cdp`` (``slow_mo``...).
+    connect_options: Mapping[str, Any] = field(default_factory=dict)
     viewport: tuple[int, int] = (1280, 800)
     action_timeout_ms: int = 30_000
     navigation_timeout_ms: int = 30_000
@@ -60,6 +68,8 @@ class BrowserOptions:
     launch_timeout_s: float = 30.0
     #: Other ``launch()`` keyword arguments (``channel``, ``slow_mo``, ``env``...).
     extra_launch: Mapping[str, Any] = field(default_factory=dict)
+    #: Record a video of every trail context into this folder (``--trailblaze-video``); None: no video.
+    video_dir: Path | None = None
 
 
 def find_system_chromium() -> str | None:
@@ -127,10 +137,8 @@ class BrowserHost:
         self.loop.started()
         browser_type = getattr(self._playwright, self.options.browser)
         try:
-            if self.options.connect:
-                return browser_type.connect(
-                    self.options.connect, timeout=self.options.launch_timeout_s * 1000
-                )
+            if self.options.connect or self.options.cdp:
+                return remote.connect(self._playwright, self.options)
             kwargs = self.launch_kwargs()
             if not {"executable_path", "channel"} & kwargs.keys() and self.options.browser == "chromium":
                 bundled = Path(browser_type.executable_path)
@@ -147,18 +155,15 @@ class BrowserHost:
 
     def _launch_timeout(self, exc: Exception) -> str:
         waited, opts = self.options.launch_timeout_s, self.options
-        if opts.connect:
-            return launch.connect_timeout_message(opts.connect, waited)
+        if opts.connect or opts.cdp:
+            return remote.timeout_message(opts, waited)
         executable = self.launch_kwargs().get("executable_path", "")
         return launch.launch_timeout_message(opts.browser, waited, str(exc), executable)
 
     def _start_failure(self, exc: Exception) -> str:
         first = first_line(exc)
-        if self.options.connect:
-            return (
-                f"could not connect to the browser at {self.options.connect}: {first}\n"
-                f"  fix: start a Playwright browser server there, or drop --trailblaze-connect"
-            )
+        if self.options.connect or self.options.cdp:
+            return remote.failure_message(self.options, exc)
         return (
             f"could not start {self.options.browser}: {first}\n"
             f"  fix: install Chromium (Debian: apt-get install chromium) or pass "
@@ -166,9 +171,13 @@ class BrowserHost:
         )
 
     def context_args(self, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """``new_context()`` arguments of a trail: the viewport, then the caller's extras."""
+        """``new_context()`` arguments of a trail: the viewport, a video folder when videos are
+        recorded (and Playwright has its ffmpeg), then the caller's extras."""
         width, height = self.options.viewport
-        return {"viewport": {"width": width, "height": height}, **dict(extra or {})}
+        args: dict[str, Any] = {"viewport": {"width": width, "height": height}}
+        if self.options.video_dir is not None and self.video_problem is None:
+            args["record_video_dir"] = str(self.options.video_dir)
+        return {**args, **dict(extra or {})}
 
     def new_context(self, extra: Mapping[str, Any] | None = None) -> Any:
         """A fresh context of our browser with the trail settings (the one place they are made)."""
@@ -183,7 +192,14 @@ class BrowserHost:
         from .playwright import WebDriver
 
         context = self.new_context(context_args)
-        return WebDriver(context, context.new_page(), self.options, self.loop)
+        driver = WebDriver(context, context.new_page(), self.options, self.loop)
+        driver.video_problem = self.video_problem
+        return driver
+
+    @functools.cached_property
+    def video_problem(self) -> str | None:
+        """Why trail contexts record no video although one is asked for (no ffmpeg), or None."""
+        return ffmpeg.missing() if self.options.video_dir is not None else None
 
     def close(self) -> None:
         """Close the browser, then stop Playwright; one that is gone already counts as closed.

@@ -42,13 +42,6 @@ def launch_timeout_message(browser: str, waited_s: float, log: str, executable: 
     )
 
 
-def connect_timeout_message(endpoint: str, waited_s: float) -> str:
-    return (
-        f"could not connect to the browser at {endpoint}: no answer within {waited_s:g} s\n"
-        "  fix: start a Playwright browser server there, or raise --trailblaze-browser-launch-timeout"
-    )
-
-
 def kill_launched(log: str) -> None:
     """Kill the browser a failed launch left running, with its process group.
 

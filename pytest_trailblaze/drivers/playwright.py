@@ -42,6 +42,7 @@ from .browser import (
 from .locators import ElementLocators
 from .loopstate import PlaywrightLoop
 from .network import CapturedRequest, NetworkCapture, NetworkTracker
+from .web_recording import ContextRecording
 
 __all__ = [
     "CHROMIUM_FLAGS",
@@ -61,8 +62,9 @@ DRAIN_SETTLE_MS = 5_000
 REQUEST_POLL_MS = 250
 
 
-class WebDriver(ElementLocators):
-    """One trail's browser context and page, and the element resolution of U§4.8."""
+class WebDriver(ElementLocators, ContextRecording):
+    """One trail's browser context and page, and the element resolution of U§4.8 (traces and
+    video: ``ContextRecording``)."""
 
     platform = "web"
     driver_key = "playwright-native"

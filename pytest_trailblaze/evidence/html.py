@@ -135,13 +135,21 @@ def _artifacts(record: Mapping[str, Any], folder: Path | None, base: Path) -> st
             continue
         target = folder / artifact["path"]
         link = Path(os.path.relpath(target.resolve(), base.resolve())).as_posix()
-        items.append(
-            f"<li>{escape(artifact['kind'])}: <a href='{escape(link)}'>{escape(artifact['path'])}</a></li>"
-        )
+        items.append(f"<li>{escape(artifact['kind'])}: {_link(artifact, link)}</li>")
     notes = [f"<li class=muted>{escape(n)}</li>" for n in record.get("notes", ())]
     if not items and not notes:
         return ""
     return f"<ul class=artifacts>{''.join(items + notes)}</ul>"
+
+
+def _link(artifact: Mapping[str, Any], link: str) -> str:
+    """A link to an evidence file; a trace says how to open it, a video plays in place."""
+    anchor = f"<a href='{escape(link)}'>{escape(artifact['path'])}</a>"
+    if artifact["kind"] == "trace":
+        return f"{anchor} <span class=muted>(open with <code>playwright show-trace</code>)</span>"
+    if artifact["kind"] == "video":
+        return f"{anchor}<br><video controls preload=none width=480 src='{escape(link)}'></video>"
+    return anchor
 
 
 def _seconds(value: Any) -> str:

@@ -43,11 +43,12 @@ def artifact_kind(relative: str) -> str:
 
 
 def list_artifacts(folder: Path) -> list[dict[str, str]]:
-    """Every file under ``folder`` (relative, ``/``-separated) with its kind, in name order."""
+    """Every file under ``folder`` (relative, ``/``-separated) with its kind, in name order; the
+    record itself is listed by whoever writes it."""
     if not folder.is_dir():
         return []
     found = []
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != RECORD_NAME):
         relative = path.relative_to(folder).as_posix()
         found.append({"kind": artifact_kind(relative), "path": relative})
     return found

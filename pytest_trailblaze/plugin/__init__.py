@@ -9,7 +9,18 @@ from __future__ import annotations
 import pytest
 
 from ..core.devices import PLATFORMS
-from . import agent, collection, devices, evidence, evidence_options, fixtures, hookspecs, reporting, signals
+from . import (
+    agent,
+    collection,
+    devices,
+    evidence,
+    evidence_options,
+    fixtures,
+    hookspecs,
+    recordings,
+    reporting,
+    signals,
+)
 from .options import SETTINGS_KEY, add_options, resolve_settings
 from .run_report import RunReport
 from .session import CATALOG_KEY, ToolCatalog
@@ -37,6 +48,7 @@ def pytest_configure(config: pytest.Config) -> None:
     plugins = {"collection": collection, "fixtures": fixtures, "reporting": reporting, "signals": signals}
     plugins["agent"] = agent
     plugins["evidence"] = evidence
+    plugins["recordings"] = recordings
     plugins["devices"] = devices
     for name, module in plugins.items():
         if not config.pluginmanager.is_registered(module):

@@ -189,12 +189,15 @@ class TrailItem(pytest.Function):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
         """A failure of ours reads as the trail's text with a crash line (see ``failures``)."""
-        if not self.config.stash[SETTINGS_KEY].full_trace:
-            line = self.failed_step_line(excinfo.value) or self.reportinfo()[1] + 1
-            shown = failure_repr(excinfo.value, self.trail.path, line, self.config.option.tbstyle)
-            if shown is not None:
-                return shown
-        return super().repr_failure(excinfo)
+        return self.trail_repr(excinfo) or super().repr_failure(excinfo)
+
+    def trail_repr(self, excinfo: pytest.ExceptionInfo[BaseException], *, failure: bool = True) -> Any:
+        """The report of a failure (or, not ``failure``, a setup error) of ours; None for others'."""
+        if self.config.stash[SETTINGS_KEY].full_trace:
+            return None
+        line = self.failed_step_line(excinfo.value) or self.reportinfo()[1] + 1
+        style = self.config.option.tbstyle
+        return failure_repr(excinfo.value, self.trail.path, line, style, failure=failure)
 
 
 class TrailblazeWarning(pytest.PytestWarning):

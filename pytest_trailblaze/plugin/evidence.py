@@ -15,7 +15,9 @@ Per item (on the process that runs it, an xdist worker included):
 from __future__ import annotations
 
 import base64
+import json
 import os
+import shutil
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -73,8 +75,10 @@ def progress_of(config: pytest.Config) -> LiveProgress:
 # -- the step hooks ------------------------------------------------------------------------------
 def pytest_trailblaze_before_step(step: ResolvedStep, context: ToolContext, item: pytest.Item) -> None:
     if isinstance(item, TrailItem):
-        record = item_evidence(item).recorder.started(step, context.tool_log)
-        progress_of(item.config).started(item.nodeid, record, agent=step.needs_agent)
+        evidence = item_evidence(item)
+        evidence.folder = context.artifacts_dir or evidence.folder  # the run's own folder
+        record = evidence.recorder.started(step, context.tool_log)
+        progress_of(item.config).started(record, agent=step.needs_agent)
 
 
 def pytest_trailblaze_after_step(step: ResolvedStep, context: ToolContext, item: pytest.Item) -> None:
@@ -117,10 +121,12 @@ def _step_screenshot(evidence: ItemEvidence, record: StepRecord, ctx: ToolContex
 # -- reports ------------------------------------------------------------------------------------
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """A fresh record for every run of an item (pytest-rerunfailures runs one item again)."""
+    """A fresh record and artifacts folder for every run of an item (pytest-rerunfailures runs
+    one item again; a set-up that fails before the trail starts must not list older files)."""
     if isinstance(item, TrailItem):
         if ITEM_KEY in item.stash:
             del item.stash[ITEM_KEY]
+        shutil.rmtree(item_evidence(item).folder, ignore_errors=True)
         progress_of(item.config).new_test()
 
 
@@ -162,10 +168,13 @@ def outcome(phases: dict[str, str]) -> str:
 
 def _finish_record(item: TrailItem, evidence: ItemEvidence) -> dict[str, Any]:
     """The trail's record, written to its artifacts folder (unless it skipped) and returned."""
-    recorder = evidence.recorder
+    recorder, folder = evidence.recorder, evidence.folder
     failing = recorder.failed
-    if failing is not None and failing.screenshot is None and (evidence.folder / "failure.png").is_file():
+    if failing is not None and failing.screenshot is None and (folder / "failure.png").is_file():
         failing.screenshot = "failure.png"
+    kept = outcome(evidence.phases) not in ("skipped", "xfailed")  # skipped trails: in the summary only
+    if kept:
+        folder.mkdir(parents=True, exist_ok=True)
     props = dict(item.user_properties)
     record = {
         "format": RECORD_FORMAT,
@@ -183,23 +192,22 @@ def _finish_record(item: TrailItem, evidence: ItemEvidence) -> dict[str, Any]:
         "duration_s": round(evidence.duration_s, 3),
         "steps": [s.as_dict() for s in recorder.steps],
         "failure": evidence.failure,
-        "artifacts_dir": _display(evidence.folder) if evidence.folder.is_dir() else None,
-        "artifacts": list_artifacts(evidence.folder),
+        "artifacts_dir": _display(folder) if kept else None,
+        "record_path": _display(folder / RECORD_NAME) if kept else None,
+        "artifacts": list_artifacts(folder) + ([{"kind": "record", "path": RECORD_NAME}] if kept else []),
         "notes": list(evidence.notes),
         "properties": {k: str(v) for k, v in item.user_properties},
     }
+    record = json.loads(json.dumps(record, default=str))  # plain values only: xdist ships it as is
     masker = masker_of(item.config)
-    if record["outcome"] not in ("skipped", "xfailed"):  # skipped trails are in the summary only
-        path = write_json(evidence.folder / RECORD_NAME, record, masker)
-        record["artifacts_dir"] = _display(evidence.folder)
-        record["record_path"] = _display(path)
-        record["artifacts"].append({"kind": "record", "path": RECORD_NAME})
+    if kept:
+        write_json(folder / RECORD_NAME, record, masker)
     return masker.value(record)
 
 
 def _html_extras(item: TrailItem, evidence: ItemEvidence, report: pytest.TestReport) -> None:
-    """The step table and the screenshots as pytest-html extras, when pytest-html is there."""
-    if not item.config.pluginmanager.has_plugin("html"):
+    """The step table and the screenshots as pytest-html extras, when pytest-html writes a report."""
+    if not item.config.pluginmanager.has_plugin("html") or not item.config.getoption("htmlpath", None):
         return
     from html import escape
 

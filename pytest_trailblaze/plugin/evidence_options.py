@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from . import playwright_compat
+
 EVIDENCE_KEY = pytest.StashKey["EvidenceSettings"]()
 SCREENSHOT = ("on", "off", "only-on-failure")
 RECORDING = ("on", "off", "retain-on-failure")
@@ -83,20 +85,23 @@ def add_options(parser: pytest.Parser) -> None:
 
 
 def resolve(config: pytest.Config) -> EvidenceSettings:
-    """The command line over the ini file over the defaults; a bad ini value is a usage error."""
+    """The command line over the ini file over pytest-playwright's ``--tracing`` / ``--video`` /
+    ``--screenshot`` (when it is active) over the defaults; a bad ini value is a usage error."""
+    theirs = playwright_compat.evidence_defaults(config)
     report = config.option.trailblaze_report or config.getini("trailblaze_report")
-    shot = config.option.trailblaze_screenshot or config.getini("trailblaze_screenshot")
-    shot = shot or config.getini("trailblaze_screenshots") or "only-on-failure"
+    shot = _given(config, "screenshot") or config.getini("trailblaze_screenshots")
+    shot = shot or theirs.get("screenshot") or "only-on-failure"
     return EvidenceSettings(
         report=Path(config.invocation_params.dir, report) if report else None,
         screenshot=_choice("screenshot", _SCREENSHOT_ALIASES.get(shot, shot), SCREENSHOT),
-        tracing=_choice(
-            "tracing", config.option.trailblaze_tracing or config.getini("trailblaze_tracing"), RECORDING
-        ),
-        video=_choice(
-            "video", config.option.trailblaze_video or config.getini("trailblaze_video"), RECORDING
-        ),
+        tracing=_choice("tracing", _given(config, "tracing") or theirs.get("tracing"), RECORDING),
+        video=_choice("video", _given(config, "video") or theirs.get("video"), RECORDING),
     )
+
+
+def _given(config: pytest.Config, name: str) -> str | None:
+    """``--trailblaze-<name>``, else ini ``trailblaze_<name>``; None when neither says anything."""
+    return getattr(config.option, f"trailblaze_{name}") or config.getini(f"trailblaze_{name}") or None
 
 
 def _choice(name: str, value: str | None, allowed: tuple[str, ...]) -> str:

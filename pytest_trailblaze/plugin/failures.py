@@ -71,10 +71,13 @@ def failing_line(error: BaseException, step: ResolvedStep | None) -> int | None:
     return located.step.span.line if located is not None else None
 
 
-def failure_repr(error: BaseException, path: str, line: int, style: str) -> ReprExceptionInfo | None:
+def failure_repr(
+    error: BaseException, path: str, line: int, style: str, *, failure: bool = True
+) -> ReprExceptionInfo | None:
     """The report of a failure of ours (see the module docstring), or None for anyone else's.
 
-    With ``--tb=line`` (``style``) only the crash line is shown: one line per failure.
+    With ``--tb=line`` (``style``) only the crash line is shown: one line per failure. pytest
+    prints that line itself for failures; for errors (``failure=False``) the report holds it.
     """
     ours = trail_error(error)
     if ours is None:
@@ -85,7 +88,9 @@ def failure_repr(error: BaseException, path: str, line: int, style: str) -> Repr
     else:
         crash = f"AssertionError: {first_line(error)}"
         text = f"{ours}\n{crash}"
-    return located_repr(None if style == "line" else text, path, line, crash)
+    if style == "line":
+        text = None if failure else f"{path}:{line}: {crash}"
+    return located_repr(text, path, line, crash)
 
 
 def located_repr(text: str | None, path: str, line: int, crash: str) -> ReprExceptionInfo:

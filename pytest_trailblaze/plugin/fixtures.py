@@ -23,7 +23,7 @@ from ..drivers.appium import AppiumHost
 from ..drivers.playwright import BrowserHost, BrowserOptions, WebDriver
 from ..mcp.toolsets import McpToolsets
 from ..workspace import Workspace
-from . import playwright_compat
+from . import playwright_compat, recordings
 from .collection import NO_DRIVER, TrailItem
 from .devices import LEASES_KEY, appium_driver
 from .masking import masker_of
@@ -58,7 +58,8 @@ def trailblaze_browser_options(
     With pytest-playwright, its ``--browser``, ``--headed``, ``--browser-channel``, ``--slowmo`` and
     ``browser_type_launch_args`` fixture apply where ``--trailblaze-*`` options say nothing.
     """
-    return playwright_compat.browser_options(request, trailblaze_settings.browser)
+    options = playwright_compat.browser_options(request, trailblaze_settings.browser)
+    return recordings.browser_options(options, request.config)
 
 
 @pytest.fixture(scope="session")

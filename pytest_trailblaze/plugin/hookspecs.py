@@ -79,4 +79,5 @@ def pytest_trailblaze_after_step(step: ResolvedStep, context: ToolContext, item:
 def pytest_trailblaze_step_error(
     step: ResolvedStep, context: ToolContext, item: pytest.Item, error: BaseException
 ) -> None:
-    """Called when a step failed or was interrupted; ``error`` is what it raised (messages masked)."""
+    """Called when a step failed or was interrupted; ``error`` is what it raised (a step failure's
+    message has its secrets masked already; mask anything else you write with the run's masker)."""

@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 
 from ..core.devices import DRIVER_TYPES, driver_type
+from ..core.errors import ConfigurationError
 from ..core.loader import TRAIL_FILE_PATTERNS
 from ..core.yamlsource import load_value
+from ..drivers import remote
 from ..drivers.appium import AppiumSettings
 from ..drivers.playwright import BrowserOptions
 from ..drivers.profiles import DeviceProfile, read_profiles
@@ -124,7 +126,35 @@ def add_options(parser: pytest.Parser) -> None:
         "connect",
         "trailblaze_connect",
         metavar="WS_ENDPOINT",
-        help="connect to a running Playwright browser server instead of launching one",
+        help="connect to a running Playwright browser server (playwright run-server, launchServer, a "
+        "cloud browser service) instead of launching one",
+    )
+    option(
+        "cdp",
+        "trailblaze_cdp",
+        metavar="URL",
+        help="attach to a running Chromium over CDP: http://HOST:PORT of its --remote-debugging-port, "
+        "or its ws://.../devtools/browser/... URL",
+    )
+    option(
+        "connect-header",
+        "trailblaze_connect_headers",
+        ini_type="linelist",
+        ini_default=[],
+        action="append",
+        metavar="NAME=VALUE",
+        help="HTTP header for --trailblaze-connect / --trailblaze-cdp, like 'Authorization=Bearer "
+        "{{TOKEN}}' ({{ENV_VAR}} reads the environment; repeatable)",
+    )
+    option(
+        "connect-option",
+        "trailblaze_connect_options",
+        ini_type="linelist",
+        ini_default=[],
+        action="append",
+        metavar="KEY=VALUE",
+        help="Playwright connect option: slow_mo=MS, expose_network=RULES (--trailblaze-connect only); "
+        "repeatable",
     )
     option(
         "viewport",
@@ -241,7 +271,9 @@ def add_options(parser: pytest.Parser) -> None:
         "appium-caps",
         "trailblaze_appium_caps",
         metavar="FILE",
-        help="YAML or JSON file of Appium capabilities by platform: {android: {...}, ios: {...}}",
+        help="YAML or JSON file of Appium capabilities by platform ({android: {...}, ios: {...}}) or by "
+        "device (android-phone, android-tablet, ios-ipad, ...: each an item per trail, with its own url "
+        "and a pool of devices for xdist workers)",
     )
     option(
         "appium-fresh-session",
@@ -293,6 +325,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
         executable_path=given.pick("browser_path") or None,
         launch_args=tuple(opt.trailblaze_browser_arg or config.getini("trailblaze_browser_args")),
         connect=given.pick("connect") or None,
+        **_remote(given),
         viewport=_viewport(given.pick("viewport")),
         action_timeout_ms=timeout,
         navigation_timeout_ms=timeout * 2 if ci else timeout,
@@ -353,6 +386,26 @@ def _appium(given: _Given) -> AppiumSettings:
         profiles=load_profiles(Path(config.invocation_params.dir, caps_file)) if caps_file else {},
         fresh_session=given.flag("appium_fresh_session"),
     )
+
+
+def _remote(given: _Given) -> dict[str, Any]:
+    """``--trailblaze-cdp`` and the headers and options of a remote browser (``drivers.remote``)."""
+    config, cdp = given.config, given.pick("cdp") or None
+    if cdp and given.pick("connect"):
+        raise pytest.UsageError("--trailblaze-connect and --trailblaze-cdp exclude each other: use one")
+    if cdp and given.pick("browser") != "chromium":
+        raise pytest.UsageError("--trailblaze-cdp attaches to Chromium only, not to --trailblaze-browser")
+    headers = config.option.trailblaze_connect_header or config.getini("trailblaze_connect_headers")
+    options = config.option.trailblaze_connect_option or config.getini("trailblaze_connect_options")
+    known = remote.CDP_OPTIONS if cdp else remote.CONNECT_OPTIONS
+    try:
+        return {
+            "cdp": cdp,
+            "connect_headers": remote.parse_headers(headers, "--trailblaze-connect-header"),
+            "connect_options": remote.parse_options(options, "--trailblaze-connect-option", known),
+        }
+    except ConfigurationError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def _existing_dir(value: str, option: str, config: pytest.Config) -> Path:

@@ -1,10 +1,12 @@
 """Live step progress under ``-v``: each step of a trail as it runs, in pytest's own output.
 
-The lines go where pytest's live logging puts its records: after the test's location line,
-with capturing suspended for the write, ending on a fresh line so that pytest's ``PASSED`` /
-``FAILED`` word lands on a line of its own. Nothing is printed with ``-q`` or on an xdist
-worker (whose output nobody sees; the step table in the report sections covers that case).
-Text goes through the terminal writer, which the masking filter already wraps.
+Each step gets a line below the test's location line, written with capturing suspended (as
+pytest's live logging does). Afterwards the terminal reporter is told the line is not its own, so
+it writes the test's location again with its ``PASSED`` / ``FAILED`` word: the classic
+``path::name PASSED`` line stays whole for people and tools that read it. Nothing is printed
+with ``-q`` or on an xdist worker (whose output nobody sees; the step table in the report
+sections covers that case). Text goes through the terminal writer, which the masking filter
+already wraps.
 """
 
 from __future__ import annotations
@@ -20,6 +22,11 @@ from ..evidence.records import StepRecord
 INDENT = "    "
 
 
+#: What the terminal reporter keeps as "current location" after writing a result: any value other
+#: than a test's location line makes it start a fresh line with that location before the result.
+NOT_A_LOCATION = -2
+
+
 class LiveProgress:
     """Writes step lines to the terminal when pytest runs verbosely in this process."""
 
@@ -28,27 +35,22 @@ class LiveProgress:
         self.capture = config.pluginmanager.get_plugin("capturemanager")
         worker = hasattr(config, "workerinput")
         self.enabled = self.reporter is not None and not worker and config.get_verbosity() >= 1
-        self._item: str | None = None
         self._open = False
 
     def new_test(self) -> None:
-        """A test starts (a rerun too): its first step begins below its location line."""
-        self._item, self._open = None, False
+        """A test starts (a rerun too): no step line is open."""
+        self._open = False
 
     def _suspended(self) -> Any:
         return self.capture.global_and_fixture_disabled() if self.capture is not None else nullcontext()
 
-    def started(self, nodeid: str, record: StepRecord, *, agent: bool) -> None:
+    def started(self, record: StepRecord, *, agent: bool) -> None:
         if not self.enabled:
             return
         with self._suspended():
-            if self._item != nodeid:  # the first step of this test: leave pytest's location line
-                self._item = nodeid
-                self.reporter.write("\n")
-            elif self._open:
-                self.reporter.write("\n")
-            self.reporter.write(INDENT + start_text(record, agent=agent))
+            self.reporter.write("\n" + INDENT + start_text(record, agent=agent))
             self.reporter.flush()
+        self.reporter.currentfspath = NOT_A_LOCATION
         self._open = True
 
     def finished(self, record: StepRecord) -> None:
@@ -57,6 +59,6 @@ class LiveProgress:
         good = record.outcome == "passed"
         with self._suspended():
             self.reporter.write(end_text(record), green=good, red=not good)
-            self.reporter.write("\n")
             self.reporter.flush()
+        self.reporter.currentfspath = NOT_A_LOCATION
         self._open = False

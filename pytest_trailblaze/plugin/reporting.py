@@ -29,7 +29,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         and isinstance(excinfo.value, TrailblazeError)
         and not item.config.stash[SETTINGS_KEY].full_trace
     ):
-        report.longrepr = item.repr_failure(excinfo) if isinstance(item, TrailItem) else str(excinfo.value)
+        shown = item.trail_repr(excinfo, failure=False) if isinstance(item, TrailItem) else None
+        report.longrepr = shown or str(excinfo.value)
     if report.failed and excinfo is not None and isinstance(item, TrailItem):
         report_location(report, item.failed_step_line(excinfo.value))
     return mask_report(item.config, report)

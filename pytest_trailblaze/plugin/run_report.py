@@ -19,6 +19,7 @@ from ..evidence.summary import outcome_counts, summary, write_json, write_text
 from .evidence_options import evidence_of
 from .masking import masker_of
 from .options import SETTINGS_KEY
+from .recordings import pixel_warning
 
 SUMMARY_NAME = "summary.json"
 #: Evidence kinds the end-of-run section names for a trail that did not pass.
@@ -73,11 +74,12 @@ class RunReport:
         lines = [f"{kind}: {path}" for kind, path in sorted(self.written.items(), reverse=True)]
         lines += [line for record in self.records.values() for line in _evidence_lines(record)]
         notes = sorted({note for record in self.records.values() for note in record.get("notes", ())})
-        lines += [f"note: {note}" for note in notes]
+        warning = pixel_warning(evidence_of(self.config), masker_of(self.config))
+        lines += [f"note: {note}" for note in [*notes, *([warning] if warning else [])]]
         if lines:
             terminalreporter.section("trailblaze evidence", sep="-")
             for line in lines:
-                terminalreporter.write_line(line)
+                terminalreporter.line(line)
 
 
 def _evidence_lines(record: dict[str, Any]) -> list[str]:

@@ -270,10 +270,31 @@ class TrailRun:
             self.publish()
 
     def _capture(self, exc: TrailblazeError) -> None:
-        """Keep the evidence of a failure in the test's artifacts: server logs and a screenshot."""
+        """Keep the evidence of a failure in the test's artifacts: server logs, a screenshot and
+        the screen's structure (unless ``--trailblaze-screenshot off``)."""
         self._copy_server_logs()
-        if not evidence_of(self.item.config).failure_screenshot or not hasattr(self.driver, "screenshot"):
+        if not evidence_of(self.item.config).failure_screenshot:
             return
+        if hasattr(self.driver, "screenshot"):
+            self._screenshot(exc)
+        self._save_source(exc)
+
+    def _save_source(self, exc: TrailblazeError) -> None:
+        """Appium's page source (XML) or the web page's aria snapshot at the failure, masked."""
+        read = getattr(self.driver, "hierarchy", None)
+        if read is None:
+            return
+        name = "failure-page.aria.yaml" if self.device.platform == "web" else "failure-source.xml"
+        try:
+            text = read()
+        except Exception as source_error:  # as for the screenshot: the failure matters more
+            note = f"\n  page source: not read ({type(source_error).__name__}: {first_line(source_error)})"
+            exc.args = (f"{exc.args[0]}{note}",)
+            return
+        path = self.context.write_artifact(name, self.masker.text(str(text)))
+        exc.args = (f"{exc.args[0]}\n  page source: {_display(path)}",)
+
+    def _screenshot(self, exc: TrailblazeError) -> None:
         try:
             path = self.driver.screenshot(self.artifacts / "failure.png")
         except Exception as shot_error:  # the failure itself matters more than its picture

@@ -18,7 +18,7 @@ HERE = Path(__file__).resolve().parent
 #: Kinds, and the files each one describes (``fnmatch`` patterns on the path's tail).
 KINDS: dict[str, tuple[str, ...]] = {
     "trail": ("*.trail.yaml", "trail.yaml"),
-    "tool": ("*.tool.yaml", "*.trailhead.yaml", "*.shortcut.yaml", "*/tools/*.yaml"),
+    "tool": ("*.tool.yaml", "*.trailhead.yaml", "*.shortcut.yaml"),
     "trailmap": ("*/trailmaps/*/trailmap.yaml", "trailmap.yaml"),
     "toolset": ("*/toolsets/*.yaml",),
     "workspace": ("trailblaze.yaml",),

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+
 from . import write_all
 
 for path in write_all():
-    print(path)
+    sys.stdout.write(f"{path}\n")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from typing import Any
 
 from ..core.devices import DRIVER_TYPES, PLATFORMS, SEGMENT_PLATFORMS
@@ -50,7 +51,11 @@ def _object(properties: dict[str, Any], **extra: Any) -> dict[str, Any]:
 
 
 def _by_classifier(value: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "object", "propertyNames": {"pattern": classifier_pattern()}, "additionalProperties": value}
+    return {
+        "type": "object",
+        "propertyNames": {"pattern": classifier_pattern()},
+        "additionalProperties": value,
+    }
 
 
 def _step_or_verify() -> list[dict[str, Any]]:
@@ -81,7 +86,11 @@ def _config(keys: tuple[str, ...], *, v1: bool) -> dict[str, Any]:
         "tags": {"type": "array", "items": SCALAR},
         "memory": {"type": ["object", "null"], "additionalProperties": SCALAR},
         "metadata": {"type": ["object", "null"], "additionalProperties": SCALAR},
-        "args": {"type": "object", "propertyNames": {"pattern": _ARG_NAME.pattern}, "additionalProperties": _ref("arg")},
+        "args": {
+            "type": "object",
+            "propertyNames": {"pattern": _ARG_NAME.pattern},
+            "additionalProperties": _ref("arg"),
+        },
         "source": _object({key: SCALAR for key in _SOURCE_BRIDGE}),
     }  # fmt: skip
     props.update({k: v for k, v in optional.items() if k in keys})
@@ -90,7 +99,12 @@ def _config(keys: tuple[str, ...], *, v1: bool) -> dict[str, Any]:
 
 def _arg() -> dict[str, Any]:
     full = _object(
-        {"type": {"enum": list(ARG_TYPES)}, "description": NULLABLE_TEXT, "default": {}, "required": {"type": "boolean"}}
+        {
+            "type": {"enum": list(ARG_TYPES)},
+            "description": NULLABLE_TEXT,
+            "default": {},
+            "required": {"type": "boolean"},
+        }
     )
     assert set(full["properties"]) == set(_ARG_KEYS)
     return {"anyOf": [{"enum": list(ARG_TYPES)}, full], "description": "an arg type, or its full declaration"}
@@ -131,8 +145,9 @@ def _v1() -> dict[str, Any]:
                   "maxRetries": _ref("retries")}  # fmt: skip
     assert set(step_props) == set(V1_STEP_KEYS)
     tool_name = {"type": "string", "pattern": WIRE_RE.pattern, "not": {"enum": sorted(RESERVED_NAMES)}}
-    trailhead = {"anyOf": [tool_name, _object({"step": TEXT, "tools": _ref("toolList"), "maxRetries": _ref("retries")},
-                                              anyOf=[{"required": ["step"]}, {"required": ["tools"]}])]}  # fmt: skip
+    head_props = {"step": TEXT, "tools": _ref("toolList"), "maxRetries": _ref("retries")}
+    head = _object(head_props, anyOf=[{"required": ["step"]}, {"required": ["tools"]}])
+    trailhead = {"anyOf": [tool_name, head]}
     items = {
         "trailhead": trailhead,
         "prompts": {"type": "array", "items": _object(step_props, allOf=_step_or_verify())},
@@ -231,5 +246,16 @@ def _loosen(node: Any, *, top: bool = False) -> Any:
     if loose.get("type") == "string" and "enum" not in loose:
         loose["type"] = ["string", "number", "boolean"]
     if ("type" in loose or "$ref" in loose or "enum" in loose) and loose.get("type") != "null":
-        return {"anyOf": [loose, _ref("token")]}
+        return {"anyOf": [loose, *_any_case(loose), _ref("token")]}
     return loose
+
+
+def _any_case(node: dict[str, Any]) -> list[dict[str, Any]]:
+    """Built-in tools read their enum values in any case (``down`` is ``DOWN``), as upstream does."""
+    words = [v for v in node.get("enum", ()) if isinstance(v, str)]
+    if not words:
+        return []
+    letters = (
+        "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else re.escape(c) for c in w) for w in words
+    )
+    return [{"type": "string", "pattern": f"^({'|'.join(letters)})$"}]

@@ -27,8 +27,14 @@ def _tool_file_rules() -> list[dict[str, Any]]:
     pairs = [_required(a, b) for i, a in enumerate(_BODIES) for b in _BODIES[i + 1 :]]
     return [
         {"not": {"anyOf": pairs}},
-        {"if": _required("class"), "then": {"not": {"anyOf": [_required("description"), _required("parameters")]}}},
-        {"if": {"anyOf": [_required("tools"), _required("script")]}, "then": _required("description", "parameters")},
+        {
+            "if": _required("class"),
+            "then": {"not": {"anyOf": [_required("description"), _required("parameters")]}},
+        },
+        {
+            "if": {"anyOf": [_required("tools"), _required("script")]},
+            "then": _required("description", "parameters"),
+        },
     ]
 
 
@@ -36,7 +42,10 @@ def _mcp_server_rules() -> list[dict[str, Any]]:
     """Exactly one of ``script:`` / ``command:``; a script server takes no args or env."""
     return [
         {"oneOf": [_required("script"), _required("command")]},
-        {"if": _required("script"), "then": {"properties": {"args": {"maxItems": 0}, "env": {"maxProperties": 0}}}},
+        {
+            "if": _required("script"),
+            "then": {"properties": {"args": {"maxItems": 0}, "env": {"maxProperties": 0}}},
+        },
     ]
 
 
@@ -44,7 +53,11 @@ def _mcp_server_rules() -> list[dict[str, Any]]:
 _RULES = {"ToolFile": _tool_file_rules, "McpServerSpec": _mcp_server_rules}
 
 MODELS: dict[str, tuple[type[BaseModel], str, str]] = {
-    "tool": (ToolFile, "Trailblaze tool", "A YAML-defined tool (*.tool.yaml, *.trailhead.yaml, tools/*.yaml)."),
+    "tool": (
+        ToolFile,
+        "Trailblaze tool",
+        "A YAML-defined tool (*.tool.yaml, *.trailhead.yaml, tools/*.yaml).",
+    ),
     "trailmap": (TrailmapManifest, "Trailblaze trailmap", "trails/config/trailmaps/<id>/trailmap.yaml"),
     "toolset": (ToolsetConfig, "Trailblaze toolset", "trails/config/trailmaps/<id>/toolsets/*.yaml"),
     "workspace": (WorkspaceConfig, "Trailblaze workspace", "trails/config/trailblaze.yaml"),

@@ -13,7 +13,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
@@ -64,7 +66,12 @@ class Run:
         for case in ElementTree.parse(junit).iter("testcase") if junit.is_file() else ():
             outcome = next((t for t in ("failure", "error", "skipped") if case.find(t) is not None), "passed")
             props = {p.get("name"): p.get("value") for p in case.iter("property")}
-            self.cases[case.get("name", "")] = {"outcome": outcome, "properties": props}
+            name = case.get("name", "")  # xdist adds `@<group>` under --dist loadgroup
+            self.cases[name.rsplit("]@", 1)[0] + "]" if "]@" in name else name] = {
+                "outcome": outcome,
+                "properties": props,
+                "group": name.rsplit("]@", 1)[1] if "]@" in name else None,
+            }
         lines = probe.read_text().splitlines() if probe.is_file() else []
         self.records = {r["name"]: r for r in map(json.loads, lines)}
 
@@ -103,6 +110,7 @@ def examples(pytester: pytest.Pytester) -> Path:
 
 def write(base: Path, name: str, text: str) -> Path:
     path = base / name
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
     return path
 
@@ -188,11 +196,11 @@ def test_a_device_with_its_own_server(
         f"--trailblaze-appium-caps={caps}",
         f"--trailblaze-appium-url={appium_server.url}",
     )
-    done.result.assert_outcomes(passed=2, deselected=3)
+    done.result.assert_outcomes(passed=2, deselected=2)  # ios (no capabilities) and web
     assert done.records["mobile/contact-form[android-phone]"]["url"] == appium_server.url
     assert done.records["mobile/contact-form[android-tablet]"]["url"] == second_server.url
     alone = run("trails", "-m", "android", f"--trailblaze-appium-caps={caps}")  # no run-wide server
-    alone.result.assert_outcomes(passed=1, skipped=1, deselected=3)
+    alone.result.assert_outcomes(passed=1, skipped=1, deselected=2)
     assert alone.cases["mobile/contact-form[android-tablet]"]["outcome"] == "passed"
     assert alone.cases["mobile/contact-form[android-phone]"]["outcome"] == "skipped"
     alone.result.stdout.fnmatch_lines(["SKIPPED*no android driver configured*"])
@@ -248,3 +256,82 @@ def test_a_broken_caps_file_is_a_usage_error_with_places(examples: Path, pyteste
         ]
     )
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+# -- pools: each xdist worker its own device ----------------------------------------------------------
+PHONE_TRAIL = """
+config:
+  id: pool/trail-{n}
+trail:
+  - step: Look at the title
+    recording:
+      android:
+        - assertVisibleWithText: {{ text: Contact Form }}
+"""
+
+
+@pytest.fixture
+def pool_run(
+    pytester: pytest.Pytester, run: Any, appium_server: AppiumServer, second_server: AppiumServer
+) -> Iterator[Any]:
+    """``pool_run(*args)``: six android trails on a pool of two devices (two Appium servers).
+
+    Temporary files of the run go to a fresh folder, so the test sees its lease folder go.
+    """
+    for n in range(1, 7):
+        write(pytester.path, f"trails/trail-{n}.trail.yaml", PHONE_TRAIL.format(n=n))
+    caps = write(
+        pytester.path,
+        "pool.yaml",
+        f"""
+        android-phone:
+          capabilities: {fake("android-phone.xml")}
+          devices: [{appium_server.url}, {second_server.url}]
+        """,
+    )
+    temp = Path(tempfile.mkdtemp(prefix="tb-"))  # short: Chromium's socket paths live below it
+
+    def pool_run_(*args: str) -> Run:
+        return run("trails", f"--trailblaze-appium-caps={caps}", *args, env={"TMPDIR": str(temp)})
+
+    pool_run_.temp = temp  # type: ignore[attr-defined]
+    pool_run_.urls = {appium_server.url, second_server.url}  # type: ignore[attr-defined]
+    pool_run_.first = appium_server.url  # type: ignore[attr-defined]
+    yield pool_run_
+    shutil.rmtree(temp, ignore_errors=True)
+
+
+def devices_by_worker(done: Run) -> dict[str, set[str]]:
+    """The server URLs each worker's sessions went to; each JUnit case names the same device."""
+    used: dict[str, set[str]] = {}
+    for name, record in done.records.items():
+        used.setdefault(record["worker"], set()).add(record["url"])
+        assert done.cases[name]["properties"]["pool_device"] == record["url"]
+    return used
+
+
+def test_each_worker_takes_its_own_device_with_loadgroup(pool_run: Any) -> None:
+    done = pool_run("-n", "2", "--dist", "loadgroup")
+    done.result.assert_outcomes(passed=6)
+    used = devices_by_worker(done)
+    assert sorted(used) == ["gw0", "gw1"], used
+    assert all(len(urls) == 1 for urls in used.values()), used  # one device per worker
+    assert set.union(*used.values()) == pool_run.urls  # ...and each device on its own worker
+    groups = {case["group"] for case in done.cases.values()}
+    assert groups == {"android-phone-1", "android-phone-2"}  # one xdist group per pool device
+    assert list(pool_run.temp.glob("trailblaze-leases-*")) == []  # the run's leases are gone
+
+
+def test_workers_never_share_a_device_without_groups(pool_run: Any) -> None:
+    done = pool_run("-n", "2")
+    done.result.assert_outcomes(passed=6)
+    used = devices_by_worker(done)
+    assert all(len(urls) == 1 for urls in used.values()), used
+    assert len(set.union(*used.values())) == len(used)  # no device on two workers
+
+
+def test_a_pool_without_xdist_uses_its_first_device(pool_run: Any) -> None:
+    done = pool_run()
+    done.result.assert_outcomes(passed=6)
+    assert devices_by_worker(done) == {"main": {pool_run.first}}
+    assert list(pool_run.temp.glob("trailblaze-leases-*")) == []

@@ -39,6 +39,7 @@ trail:
     recording:
       web:
         - web_navigate: { url: "{{app}}/index.html#form" }
+        - web_wait: { seconds: 0 }
   - step: Compare totals
     recording:
       web:
@@ -77,12 +78,12 @@ def test_verbose_runs_print_each_step_as_it_runs(pytester: pytest.Pytester, tb, 
             r"trails/failing.trail.yaml::ev/failing\[web\] $",
             r"    step 1/3 Open the form … ✓ \d+\.\d\d s$",
             r"    step 2/3 Compare totals … ✗ \d+\.\d\d s$",
-            r"FAILED +\[ 50%\]$",
+            r"trails/failing.trail.yaml::ev/failing\[web\] FAILED +\[ 50%\]$",
             r"trails/passing.trail.yaml::ev/passing\[web\] $",
             r"    trailhead Open the counter … ✓ \d+\.\d\d s$",
             r"    step 1/2 Click increment twice … ✓ \d+\.\d\d s$",
             r"    step 2/2 The counter shows 2 … ✓ \d+\.\d\d s$",
-            r"PASSED +\[100%\]$",
+            r"trails/passing.trail.yaml::ev/passing\[web\] PASSED +\[100%\]$",
         ]
     )
     assert "Never runs …" not in result.stdout.str()
@@ -127,6 +128,9 @@ def test_every_trail_writes_a_record_and_the_run_a_summary(
     assert failed["screenshot"] == "failure.png"
     assert "step 2 of 3 failed: Compare totals" in failed["error"]
     assert {"kind": "failure screenshot", "path": "failure.png"} in failing["artifacts"]
+    assert {"kind": "page source", "path": "failure-page.aria.yaml"} in failing["artifacts"]
+    source = (pytester.path / failing["artifacts_dir"] / "failure-page.aria.yaml").read_text()
+    assert 'heading "Contact Form"' in source
     assert (pytester.path / failing["artifacts_dir"] / "failure.png").is_file()
 
     summary = json.loads((pytester.path / "trailblaze-output" / "summary.json").read_text())
@@ -154,7 +158,7 @@ def test_the_end_of_the_run_says_where_the_evidence_is(pytester: pytest.Pytester
             r"-+ trailblaze evidence -+",
             r"summary: trailblaze-output/summary.json",
             r"report: out/report.html",
-            rf"failed ev/failing\[web\]: {folder}/ \(failure.png\)",
+            rf"failed ev/failing\[web\]: {folder}/ \(failure-page.aria.yaml, failure.png\)",
         ]
     )
     assert (pytester.path / "out" / "report.html").is_file()

@@ -13,7 +13,8 @@ One workspace exercises every channel a secret could leak through (issue 13 §2,
   per-test copies);
 - a collection error quoting the secret;
 - the evidence of the run: live step progress (``-v``), per-trail ``record.json``, ``summary.json``,
-  the HTML report (``--trailblaze-report``) and JUnit step properties.
+  the HTML report (``--trailblaze-report``), JUnit step properties, and Playwright traces
+  (``--trailblaze-tracing on``; the secret typed into a field is inside them unless masked).
 
 The same tree runs twice through real pytest subprocesses: serially, then with ``-n 2`` and
 ``--trailblaze-full-trace`` (tracebacks and locals of plugin frames), both with ``--junitxml``,
@@ -26,6 +27,7 @@ from __future__ import annotations
 import os
 import sys
 import uuid
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -194,7 +196,14 @@ def _leaks(root: Path) -> list[str]:
                 found.append(f"name: {path.relative_to(root)}")
             elif name in files and not path.is_symlink() and _holds(path.read_bytes()):
                 found.append(f"content: {path.relative_to(root)}")
+            elif name.endswith(".zip") and name in files:  # compressed: look inside (traces)
+                found += [f"inside: {path.relative_to(root)}:{m}" for m in _zip_leaks(path)]
     return found
+
+
+def _zip_leaks(path: Path) -> list[str]:
+    with zipfile.ZipFile(path) as archive:
+        return [name for name in archive.namelist() if _holds(archive.read(name))]
 
 
 def _run(pytester: pytest.Pytester, tb, *extra: str) -> pytest.RunResult:
@@ -210,6 +219,7 @@ def _run(pytester: pytest.Pytester, tb, *extra: str) -> pytest.RunResult:
         "-rA",
         "-W", "default",
         "--trailblaze-report=report.html",
+        "--trailblaze-tracing=on",
         *extra,
         timeout=240,
     )  # fmt: skip
@@ -220,9 +230,13 @@ def test_no_byte_of_a_secret_leaves_the_run(pytester: pytest.Pytester, tb, monke
     _workspace(pytester.path, tb)
     try:
         serial = _run(
-            pytester, tb, "--junitxml=junit-serial.xml", "--log-file=run.log", "--log-level=INFO", "-v"
-        )
-        parallel = _run(pytester, tb, "-n", "2", "--junitxml=junit-xdist.xml", "--trailblaze-full-trace")
+            pytester, tb, "--junitxml=junit-serial.xml", "--log-file=run.log", "--log-level=INFO", "-v",
+            "--alluredir=allure-serial",
+        )  # fmt: skip
+        parallel = _run(
+            pytester, tb, "-n", "2", "--junitxml=junit-xdist.xml", "--trailblaze-full-trace",
+            "--alluredir=allure-xdist",
+        )  # fmt: skip
     finally:
         left = tb.matching(RUN_MARK)
         for pid in left:
@@ -243,8 +257,15 @@ def test_no_byte_of_a_secret_leaves_the_run(pytester: pytest.Pytester, tb, monke
     assert (out / "summary.json").is_file() and (pytester.path / "report.html").is_file()
     assert "Log in with ********" in (pytester.path / "report.html").read_text()
     assert "step 1/1 Log in with ******** … ✗" in serial.stdout.str()
+    assert list(out.rglob("trace.zip")), "no trace recorded"
     assert (pytester.path / ".pytest_cache" / "v" / "cache" / "nodeids").is_file()
     assert "log: logging in with ********" in (pytester.path / "run.log").read_text()
+    # Allure (issue 14): results with steps and tool calls, captured output and evidence attached
+    for allure_dir in ("allure-serial", "allure-xdist"):
+        results = "".join(p.read_text() for p in (pytester.path / allure_dir).glob("*-result.json"))
+        assert "Log in with ********" in results and '"password", "value": "********"' in results
+        assert list((pytester.path / allure_dir).glob("*-attachment.png")), "no screenshot attached"
+        assert list((pytester.path / allure_dir).glob("*-attachment.txt")), "no log or output attached"
 
     for name, result in (("serial", serial), ("-n 2", parallel)):
         for stream, lines in (("stdout", result.outlines), ("stderr", result.errlines)):

@@ -151,6 +151,9 @@ def test_values_are_coerced_by_the_declared_type(kind: str, given: Any, expected
         ("object", [1]),
         ("number", "many"),
         ("number", False),
+        ("number", "nan"),
+        ("number", "-inf"),
+        ("number", float("inf")),
     ],
 )
 def test_bad_values_fail_with_a_clear_message(kind: str, given: Any) -> None:

@@ -115,7 +115,14 @@ def test_a_step_that_never_ran_stays_in_the_plan() -> None:
 
 
 def test_artifacts_are_listed_by_kind(tmp_path: Path) -> None:
-    for name in ("failure.png", "steps/step-01.png", "trace.zip", "video.webm", "failure-source.xml", "x.bin"):
+    for name in (
+        "failure.png",
+        "steps/step-01.png",
+        "trace.zip",
+        "video.webm",
+        "failure-source.xml",
+        "x.bin",
+    ):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_bytes(b"x")
     kinds = {a["path"]: a["kind"] for a in list_artifacts(tmp_path)}
@@ -145,9 +152,31 @@ def test_records_are_written_masked_and_summarised(tmp_path: Path) -> None:
 
 def test_the_page_escapes_every_text_it_shows(tmp_path: Path) -> None:
     steps = [s.as_dict() for s in _run().steps]
-    record = {"nodeid": "t::<i>x</i>", "name": "<script>alert(1)</script>", "outcome": "failed", "steps": steps}
+    record = {
+        "nodeid": "t::<i>x</i>",
+        "name": "<script>alert(1)</script>",
+        "outcome": "failed",
+        "steps": steps,
+    }
     page = render([record], report_path=tmp_path / "r.html", title="T", meta="m")
     assert "<script>alert(1)</script>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "Ask the agent &lt;b&gt;politely&lt;/b&gt;" in page
     assert page.count("<script>") == 1  # the filter script only
+
+
+def test_a_step_the_agent_repaired_is_marked_self_healed() -> None:
+    trail = parse_trail(
+        "trail:\n  - step: Break\n    recording:\n      web:\n        - boom: {}\n", "h.trail.yaml"
+    )
+    registry = ToolRegistry(platform="web")
+    registry.register_all([boom])
+    ctx = ToolContext(registry, Memory(), DeviceInfo("web", "playwright-native", 800, 600))
+    recorder = StepRecorder(trail)
+    runner = TrailRunner(plan_trail(trail, ("web",)), ctx, agent=lambda step, ctx: "healed", self_heal=True)
+    runner.listeners.append(Recording(recorder, ctx))
+    runner.run_steps()
+
+    (step,) = recorder.steps
+    assert (step.mode, step.outcome) == ("self-healed", "passed")
+    assert end_text(step).endswith("(self-healed)")
