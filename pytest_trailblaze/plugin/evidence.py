@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import shutil
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -33,7 +32,7 @@ from ..evidence.summary import RECORD_FORMAT, RECORD_NAME, list_artifacts, write
 from .collection import TrailItem
 from .evidence_options import evidence_of
 from .masking import masker_of
-from .options import SETTINGS_KEY
+from .options import SETTINGS_KEY, worker_id
 from .progress import LiveProgress
 from .session import artifacts_dir
 
@@ -186,7 +185,7 @@ def _finish_record(item: TrailItem, evidence: ItemEvidence) -> dict[str, Any]:
         "platform": item.platform,
         "classifier": props.get("classifier"),
         "driver": props.get("driver"),
-        "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
+        "worker": worker_id(item.config),
         "outcome": outcome(evidence.phases),
         "started_at": _iso(evidence.started_at) if evidence.started_at else None,
         "duration_s": round(evidence.duration_s, 3),

@@ -27,13 +27,8 @@ from . import playwright_compat, recordings
 from .collection import NO_DRIVER, TrailItem
 from .devices import LEASES_KEY, appium_driver
 from .masking import masker_of
-from .options import SETTINGS_KEY, Settings
+from .options import SETTINGS_KEY, Settings, worker_id
 from .session import CATALOG_KEY, SessionRegistries, ToolCatalog, TrailRun, seed_memory
-
-
-def _worker_id(config: pytest.Config) -> str:
-    """``gw0``, ``gw1``... under xdist, ``main`` otherwise: names per-worker logs and servers."""
-    return getattr(config, "workerinput", {}).get("workerid", "main")
 
 
 def _trail_item(request: pytest.FixtureRequest, fixture: str) -> TrailItem:
@@ -100,7 +95,7 @@ def trailblaze_appium_capabilities(trailblaze_settings: Settings) -> Mapping[str
 @pytest.fixture(scope="session")
 def trailblaze_appium(request: pytest.FixtureRequest, trailblaze_settings: Settings) -> Iterator[AppiumHost]:
     """The worker's Appium server connection (a local server when asked) and its sessions."""
-    worker = _worker_id(request.config)
+    worker = worker_id(request.config)
     logs = trailblaze_settings.output_dir / "appium-logs"
     host = AppiumHost(trailblaze_settings.appium, logs, worker, request.config.stash.get(LEASES_KEY, None))
     try:
@@ -126,7 +121,7 @@ def trailblaze_mcp_toolsets(
     pytestconfig: pytest.Config, trailblaze_settings: Settings
 ) -> Iterator[McpToolsets]:
     """The worker's MCP tool servers by session scope; all stopped at the end of the session."""
-    worker = _worker_id(pytestconfig)
+    worker = worker_id(pytestconfig)
     toolsets = McpToolsets(
         trailblaze_settings.output_dir / "mcp-logs",
         handshake_timeout=trailblaze_settings.mcp_handshake_timeout,

@@ -517,3 +517,12 @@ def _driver(name: str | None) -> str | None:
         names = ", ".join(d.name for d in DRIVER_TYPES)
         raise pytest.UsageError(f"--trailblaze-driver: unknown driver {name!r}; known drivers: {names}")
     return found.name
+
+
+def worker_id(config: pytest.Config) -> str:
+    """``gw0``, ``gw1``... under xdist, ``main`` otherwise: names per-worker logs, servers, records.
+
+    Read from xdist's ``workerinput``, never from the environment: a pytest started inside an
+    xdist worker (a test of a test suite) inherits ``PYTEST_XDIST_WORKER`` without being one.
+    """
+    return getattr(config, "workerinput", {}).get("workerid", "main")

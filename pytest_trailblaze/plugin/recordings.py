@@ -28,7 +28,7 @@ from .collection import TrailItem
 from .evidence import ITEM_KEY, ItemEvidence, item_evidence
 from .evidence_options import EvidenceSettings, evidence_of
 from .masking import masker_of
-from .options import SETTINGS_KEY
+from .options import SETTINGS_KEY, worker_id
 
 RECORDER_KEY = pytest.StashKey[Any]()
 _VIDEO_SUFFIXES = (".webm", ".mp4")
@@ -39,7 +39,7 @@ def browser_options(options: BrowserOptions, config: pytest.Config) -> BrowserOp
     each page's video there; the ones kept are saved into the trails' artifacts folders)."""
     if evidence_of(config).video == "off":
         return options
-    worker = getattr(config, "workerinput", {}).get("workerid", "main")
+    worker = worker_id(config)
     return replace(options, video_dir=config.stash[SETTINGS_KEY].output_dir / ".videos" / worker)
 
 

@@ -44,7 +44,7 @@ FEEDBACK = {"android": "//*[@text='Feedback']", "ios": "//*[@name='categoryFeedb
 def pytest_runtest_teardown(item, nextitem):
     driver = getattr(item, "funcargs", {}).get("trailblaze_driver")
     session = getattr(driver, "session", None)
-    entry = {"name": item.name, "worker": os.environ.get("PYTEST_XDIST_WORKER", "main")}
+    entry = {"name": item.name, "worker": getattr(item.config, "workerinput", {}).get("workerid", "main")}
     if session is not None:
         entry["url"] = session.command_executor.client_config.remote_server_addr
         entry["session"] = session.session_id

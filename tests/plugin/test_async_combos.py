@@ -52,7 +52,7 @@ def pytest_runtest_logreport(report):
         _ORDER.append(report.nodeid)
 
 def pytest_sessionfinish(session):
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    worker = getattr(session.config, "workerinput", {}).get("workerid", "main")
     path = pathlib.Path(str(session.config.rootpath), f"order-{worker}.json")
     path.write_text(json.dumps(_ORDER))
 """
