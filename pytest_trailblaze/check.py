@@ -21,6 +21,7 @@ from typing import Any
 from .core.composition import Composed
 from .core.context import DeviceInfo
 from .core.errors import Problem, RegistryError, ToolServerError, TrailblazeError, TrailLoadError, first_line
+from .core.legacy import BLAZE, is_blaze_definition
 from .core.loader import TRAIL_FILE_PATTERNS, load_trail, script_problems
 from .core.model import SourceSpan, Trail
 from .core.registry import ToolRegistry
@@ -258,10 +259,12 @@ def _is_config_dir(folder: Path) -> bool:
 
 
 def trail_files(paths: Iterable[Path], patterns: tuple[str, ...] = TRAIL_FILE_PATTERNS) -> Iterator[Path]:
-    """Trail files under ``paths`` (files are taken as given), sorted, never ``trailblaze.yaml``."""
+    """Trail files under ``paths`` (files are taken as given), sorted, never ``trailblaze.yaml``;
+    a v1 ``blaze.yaml`` definition counts (``core.legacy``)."""
     for path in paths:
         if path.is_file():
             yield path
             continue
         found = {p for pattern in patterns for p in path.rglob(pattern) if p.name != "trailblaze.yaml"}
+        found |= {p for p in path.rglob(BLAZE) if is_blaze_definition(p)}
         yield from sorted(f for f in found if not any(p.startswith(".") for p in f.relative_to(path).parts))

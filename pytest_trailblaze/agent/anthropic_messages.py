@@ -45,11 +45,10 @@ def _blocks(turn: Turn) -> list[dict[str, Any]]:
     if turn.role == "result" and turn.call is not None:
         return [{"type": "tool_result", "tool_use_id": turn.call.id, "content": turn.text}]
     blocks = [{"type": "text", "text": turn.text}]
-    if turn.image_png is not None:
-        data = base64.b64encode(turn.image_png).decode("ascii")
-        blocks.append(
-            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}
-        )
+    if turn.image is not None:
+        data = base64.b64encode(turn.image).decode("ascii")
+        source = {"type": "base64", "media_type": turn.image_type, "data": data}
+        blocks.append({"type": "image", "source": source})
     return blocks
 
 

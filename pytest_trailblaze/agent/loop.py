@@ -20,7 +20,7 @@ from ..core.errors import AgentFailure, FatalToolError, ToolError
 from ..core.runner import ResolvedStep
 from ..drivers import aria
 from .prompt import OBJECTIVE_TOOL, menu, objective_text, system_prompt, tool_specs
-from .screen import capture
+from .screen import capture_image, capture_text
 from .selectors import web_node_selector
 from .wire import Conversation, Provider, ProviderError, Reply, ToolRequest, ToolSpec, Turn, Usage
 
@@ -107,16 +107,17 @@ class AgentLoop:
 
     # -- one iteration's parts -------------------------------------------------------------------------
     def _screen(self, step: ResolvedStep, ctx: Any, run: StepRun) -> Turn:
-        """The current screen as a user turn; no screenshot while a secret is visible on it."""
-        path = None
-        if self.screenshots:
-            path = ctx.artifact(f"agent-step{step.number}-{run.llm_calls + 1:02d}.png")
+        """The current screen as a user turn; no picture is taken while a secret is visible on it."""
         try:
-            screen = capture(ctx, screenshot_path=path)
+            text = capture_text(ctx)
+            image = None
+            if self.screenshots and ctx.memory.mask(text) == text:
+                name = f"agent-step{step.number}-{run.llm_calls + 1:02d}.png"
+                image = capture_image(ctx, ctx.artifact(name))
         except ToolError as exc:
             raise self._failure(run, f"could not read the screen: {ctx.memory.mask(str(exc))}") from None
-        png = screen.png if screen.png is not None and ctx.memory.mask(screen.text) == screen.text else None
-        return Turn("user", f"Current screen:\n{screen.text}", image_png=png)
+        data, media_type = image if image is not None else (None, "")
+        return Turn("user", f"Current screen:\n{text}", image=data, image_type=media_type)
 
     def _ask(self, conversation: Conversation, run: StepRun) -> Reply:
         try:

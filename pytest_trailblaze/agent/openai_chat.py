@@ -40,9 +40,9 @@ def _message(turn: Turn) -> dict[str, Any]:
         return {"role": "tool", "tool_call_id": turn.call.id, "content": turn.text}
     if turn.role == "assistant":
         return {"role": "assistant", "content": turn.text}
-    if turn.image_png is None:
+    if turn.image is None:
         return {"role": "user", "content": turn.text}
-    url = "data:image/png;base64," + base64.b64encode(turn.image_png).decode("ascii")
+    url = f"data:{turn.image_type};base64," + base64.b64encode(turn.image).decode("ascii")
     return {
         "role": "user",
         "content": [{"type": "text", "text": turn.text}, {"type": "image_url", "image_url": {"url": url}}],

@@ -4,7 +4,8 @@ Web: the page's ARIA snapshot (the driver's own ``hierarchy()``) with ``[ref=eN]
 the driver numbers (U§4.9, ``aria.number_elements``), so a ref the model passes to ``web_click``
 resolves through the driver exactly as a recorded ``ref: eN`` does. Mobile: a compact list of the
 view hierarchy's meaningful nodes, each with a content-derived ref the ``tap`` tool resolves.
-Every string is masked with the trail's secrets before the loop sends it anywhere.
+Every string is masked with the trail's secrets before the loop sends it anywhere, and no
+picture is taken while the text shows a secret.
 """
 
 from __future__ import annotations
@@ -12,17 +13,11 @@ from __future__ import annotations
 import re
 import zlib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..drivers import aria
 from ..drivers.selectors import Node, is_text_field
-
-
-@dataclass(frozen=True, slots=True)
-class Screen:
-    text: str
-    png: bytes | None = None
 
 
 def web_screen_text(snapshot: str) -> str:
@@ -111,15 +106,29 @@ def _describe(node: Node) -> str:
     return " ".join(parts)
 
 
-def capture(ctx: Any, *, screenshot_path: Any = None) -> Screen:
-    """The current screen of the context's driver; the PNG only when a path is given."""
+def capture_text(ctx: Any) -> str:
+    """The current screen of the context's driver as text with refs (one snapshot)."""
     driver = ctx.driver
     if ctx.platform == "web":
-        text = f"page {driver.page.url}\n" + web_screen_text(driver.hierarchy())
-    else:
-        device = ctx.device
-        text = mobile_screen_text(driver.nodes(), device.width, device.height)
-    png = None
-    if screenshot_path is not None and hasattr(driver, "screenshot"):
-        png = driver.screenshot(screenshot_path).read_bytes()
-    return Screen(text, png)
+        return f"page {driver.page.url}\n" + web_screen_text(driver.hierarchy())
+    device = ctx.device
+    return mobile_screen_text(driver.nodes(), device.width, device.height)
+
+
+def capture_image(ctx: Any, artifact: Path | None = None) -> tuple[bytes, str] | None:
+    """A picture of the screen for a vision model, and its media type; kept as ``artifact``.
+
+    A driver with ``screen_image()`` (the web driver: a JPEG at CSS pixels) hands the bytes over;
+    any other driver writes its PNG ``screenshot`` to ``artifact`` and it is read back.
+    """
+    driver = ctx.driver
+    if hasattr(driver, "screen_image"):
+        data, media_type = driver.screen_image()
+        if artifact is not None:
+            artifact = artifact.with_suffix(".jpg" if media_type == "image/jpeg" else artifact.suffix)
+            artifact.parent.mkdir(parents=True, exist_ok=True)
+            artifact.write_bytes(data)
+        return data, media_type
+    if artifact is None or not hasattr(driver, "screenshot"):
+        return None
+    return driver.screenshot(artifact).read_bytes(), "image/png"

@@ -9,19 +9,13 @@ or role + name + position; on mobile the ids and texts that make the node unique
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import Any
 
 from ..core.errors import ToolError
+from ..drivers import aria
 from ..drivers.selectors import Node, find_all, is_text_field
 
-#: How long the selector probe may wait for the element the model named (it was just on screen).
-PROBE_TIMEOUT_MS = 2000
 _ID_RE = re.compile(r"^[A-Za-z][\w-]*$")
-_READ_ELEMENT = """el => ({
-  id: el.id || "",
-  testId: el.getAttribute("data-testid") || "",
-})"""
 
 
 def literal_pattern(text: str) -> str:
@@ -33,55 +27,75 @@ _META = frozenset(".^$*+?()[]{}|\\")
 
 
 def web_node_selector(driver: Any, ref: str) -> dict[str, Any] | None:
-    """``{"web": {...}}`` for the element ``ref`` names on the current page, or None when no
-    selector finds that very element again (then the recording keeps the ref alone)."""
+    """``{"web": {...}}`` for the element ``eN`` names on the current page, or None when no
+    selector finds that very element again (then the recording keeps the ref alone).
+
+    The page is numbered as the web tools number it (a fresh default snapshot aligned with an AI
+    snapshot, ``aria.number_elements``), so the selector describes the element the call acts
+    on, and the numbered line already gives its role and name. Each question to the page is one
+    round trip that Playwright answers where it resolves ``aria-ref=`` (``get_attribute``, and
+    ``count`` of a candidate ``and`` the element), so no element handle is made or released.
+    """
     from playwright.sync_api import Error
 
     try:
-        locator, _ = driver.locate(ref, None)
-        element = locator.first
-        handle = element.element_handle(timeout=PROBE_TIMEOUT_MS)
-        facts = element.evaluate(_READ_ELEMENT)
-        for candidate in _web_candidates(driver, element, handle, facts):
-            found, _ = driver.locate(None, candidate)
-            if found.first.evaluate("(el, target) => el === target", handle):
-                return candidate
+        numbered = aria.number_elements(driver.hierarchy(), driver.page.aria_snapshot(mode="ai"))
+        found = numbered.get(aria.element_id(ref) or "")
+        if found is None:
+            return None
+        if found.aria_ref:
+            target = driver.page.locator(f"aria-ref={found.aria_ref}")
+        else:
+            target = driver.locate(ref, None)[0]
+        return _first_finding(driver, target, found)
     except (Error, ToolError):  # gone or unresolvable: the tool call itself will say why
         return None
+
+
+#: How long the probe may wait for the element the model named (it was just on screen).
+PROBE_TIMEOUT_MS = 2000
+
+
+def _first_finding(driver: Any, target: Any, found: aria.AriaElement) -> dict[str, Any] | None:
+    """The most durable selector whose first match is ``target`` (U§4.8: id, test id, role)."""
+    for attribute, candidate in (("id", _by_id), ("data-testid", _by_test_id)):
+        value = target.get_attribute(attribute, timeout=PROBE_TIMEOUT_MS)
+        selector = candidate(value) if value else None
+        if selector is not None and _finds(driver.locate(None, selector)[0].first, target):
+            return selector
+    name = None if found.from_text else found.name
+    by_role = driver.by_role(found.role, name)
+    nth = found.nth if _finds(by_role.nth(found.nth), target) else _position(by_role, target)
+    if nth is None:
+        return None
+    web: dict[str, Any] = {"ariaRole": found.role}
+    if name:
+        web["ariaNameRegex"] = literal_pattern(name)
+    if nth > 0:
+        web["nthIndex"] = nth
+    return {"web": web}
+
+
+def _by_id(value: str) -> dict[str, Any] | None:
+    return {"web": {"cssSelector": f"#{value}"}} if _ID_RE.match(value) else None
+
+
+def _by_test_id(value: str) -> dict[str, Any] | None:
+    """A test id the replay's ``[data-testid="..."]`` selector can hold as written."""
+    return None if '"' in value or "\\" in value else {"web": {"dataTestId": value}}
+
+
+def _finds(locator: Any, target: Any) -> bool:
+    """Whether ``locator`` (one element at most) is ``target``: one round trip, no handles."""
+    return bool(locator.and_(target).count())
+
+
+def _position(by_role: Any, target: Any) -> int | None:
+    """The target's index among the role's elements, when the snapshot's count was off."""
+    for index in range(by_role.count()):
+        if _finds(by_role.nth(index), target):
+            return index
     return None
-
-
-def _web_candidates(driver: Any, element: Any, handle: Any, facts: Mapping[str, str]) -> list[dict[str, Any]]:
-    """Selectors to try, most durable first (U§4.8's order)."""
-    candidates: list[dict[str, Any]] = []
-    if facts.get("id") and _ID_RE.match(facts["id"]):
-        candidates.append({"web": {"cssSelector": f"#{facts['id']}"}})
-    if facts.get("testId"):
-        candidates.append({"web": {"dataTestId": facts["testId"]}})
-    role, name = _role_and_name(element)
-    if role:
-        web: dict[str, Any] = {"ariaRole": role}
-        if name:
-            web["ariaNameRegex"] = literal_pattern(name)
-        by_role = driver.by_role(role, name)
-        nth = by_role.evaluate_all("(els, target) => els.indexOf(target)", handle)
-        if isinstance(nth, int) and nth > 0:
-            web["nthIndex"] = nth
-        candidates.append({"web": web})
-    return candidates
-
-
-_SNAPSHOT_HEAD = re.compile(r'^-\s(?P<role>[a-z][\w-]*)(?:\s+"(?P<name>(?:[^"\\]|\\.)*)")?')
-
-
-def _role_and_name(element: Any) -> tuple[str | None, str | None]:
-    """The element's own ARIA role and accessible name, from its one-element snapshot."""
-    first = (element.aria_snapshot(timeout=PROBE_TIMEOUT_MS).splitlines() or [""])[0]
-    match = _SNAPSHOT_HEAD.match(first.strip())
-    if match is None or match.group("role") in ("text", "generic"):
-        return None, None
-    name = match.group("name")
-    return match.group("role"), name.replace('\\"', '"') if name else None
 
 
 # -- mobile ------------------------------------------------------------------------------------------

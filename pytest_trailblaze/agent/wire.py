@@ -51,14 +51,16 @@ class Reply:
 class Turn:
     """One entry of the conversation.
 
-    ``user`` turns carry text and an optional PNG; an ``assistant`` turn carries the call it made;
-    a ``result`` turn answers that call (by ``call.id``) with the tool's message.
+    ``user`` turns carry text and an optional picture (``image``, of media type ``image_type``);
+    an ``assistant`` turn carries the call it made; a ``result`` turn answers that call (by
+    ``call.id``) with the tool's message.
     """
 
     role: Literal["user", "assistant", "result"]
     text: str = ""
-    image_png: bytes | None = None
+    image: bytes | None = None
     call: ToolRequest | None = None
+    image_type: str = "image/png"
 
 
 @dataclass

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -18,21 +17,18 @@ from .devices import classifier_problem
 from .envpass import expand_template as expand_template  # re-exported: the per-string pass
 from .envpass import expand_templates
 from .errors import Problem, TrailLoadError
-from .model import ANY_DEVICE, Step, ToolCall, Trail, TrailConfig
-from .naming import RESERVED_NAMES, WIRE_RE
+from .model import Step, ToolCall, Trail, TrailConfig
 from .pycall import CodeRoots, ImportFailure, OutsideRoot, locate, outside_root_fix
-from .tokens import malformed_arg_tokens
+from .stepgrammar import StepGrammar
 from .trailconfig import classifier_entries, read_config
-from .yamlsource import Source, did_you_mean, is_null, kind_of
+from .v1format import V1Grammar
+from .yamlsource import Source, is_null, kind_of
 
 ROOT_KEYS = ("config", "trailhead", "trail")
 STEP_KEYS = ("step", "verify", "recording", "recordable", "maxRetries")
 TRAILHEAD_KEYS = ("step", "recording", "maxRetries")
-V1_ITEM_KEYS = ("config", "prompts", "tools", "trailhead")
-V1_STEP_KEYS = ("step", "verify", "recordable", "recording", "maxRetries")
 #: Which files are trails unless the user says otherwise (never ``trailblaze.yaml``).
 TRAIL_FILE_PATTERNS = ("*.trail.yaml", "trail.yaml")
-DEFAULT_TRAILHEAD_TEXT = "Reach the trailhead starting state"
 
 
 def load_trail(path: str | os.PathLike[str], *, display_path: str | None = None) -> Trail:
@@ -99,7 +95,7 @@ def parse_trail(
     elif isinstance(root, MappingNode):
         trail = _Unified(src).read(root)
     elif isinstance(root, SequenceNode):
-        trail = _V1(src, file_classifier).read(root)
+        trail = V1Grammar(src, file_classifier).read(root)
     elif root is not None:
         src.problem(
             root,
@@ -111,162 +107,7 @@ def parse_trail(
     return trail
 
 
-class _Grammar:
-    """What both formats share: tool calls, step texts, retries."""
-
-    def __init__(self, src: Source) -> None:
-        self.src = src
-
-    def tool_call(self, node: Node) -> ToolCall | None:
-        src = self.src
-        if isinstance(node, ScalarNode) and not is_null(node):
-            name = str(node.value)
-            src.problem(
-                node,
-                f"tool call '{name}' must be a single-key map",
-                why="each tool call is written `- toolName: {arguments}`",
-                fix=f"write `- {name}: {{}}`",
-            )
-            return None
-        mapping = src.mapping(node, "a tool call", fix="write `- toolName: {arguments}`")
-        if mapping is None:
-            return None
-        if len(mapping.value) != 1:
-            names = ", ".join(str(k.value) for k, _ in mapping.value) or "none"
-            src.problem(
-                mapping,
-                f"a tool call must have exactly one key, the tool name; found {len(mapping.value)}: {names}",
-                fix="indent the arguments under the tool name: `- toolName:` then `    arg: value`",
-            )
-            return None
-        key_node, args_node = mapping.value[0]
-        name = str(key_node.value)
-        if not self._check_tool_name(key_node, name):
-            return None
-        return self._call_args(name, key_node, args_node)
-
-    def _check_tool_name(self, key_node: Node, name: str) -> bool:
-        if name in RESERVED_NAMES:
-            self.src.problem(
-                key_node,
-                f"'{name}' cannot be a tool name",
-                why="config, prompts, tools and trailhead are reserved trail keywords",
-                fix="check the indentation: this block is nested one level too deep",
-            )
-            return False
-        if not WIRE_RE.match(name):
-            self.src.problem(
-                key_node,
-                f"'{name}' is not a valid tool name",
-                why="tool names are 1 to 64 letters, digits, '_' or '-'",
-                fix="use the tool's registered name, like `web_click`",
-            )
-            return False
-        return True
-
-    def _call_args(self, name: str, key_node: Node, args_node: Node) -> ToolCall | None:
-        src = self.src
-        span = src.span(key_node)
-        if is_null(args_node):
-            return ToolCall(name, {}, span)
-        if not isinstance(args_node, MappingNode):
-            src.problem(
-                args_node,
-                f"the arguments of '{name}' must be a mapping, not {kind_of(args_node)}",
-                why="scalar shorthand such as `- tool: value` is not part of the trail format",
-                fix=f"write `- {name}: {{argName: value}}` (or `{{}}` for no arguments)",
-            )
-            return None
-        args, spans = {}, {}
-        for arg, arg_key, value in src.entries(args_node):
-            args[arg] = src.value(value)
-            spans[arg] = src.span(arg_key)
-            for token in malformed_arg_tokens(args[arg]):
-                src.problem(
-                    value,
-                    f"malformed args token '{token}' in '{name}.{arg}'",
-                    why="args tokens are dotted paths only, like {{args.user.email}}",
-                    fix="compute the value elsewhere (a tool or an arg) and reference it by path",
-                )
-        return ToolCall(name, args, span, spans)
-
-    def tool_list(self, node: Node, what: str) -> tuple[ToolCall, ...] | None:
-        seq = self.src.sequence(node, what, fix="write one `- toolName: {arguments}` per line, or `[]`")
-        if seq is None:
-            return None
-        calls = [self.tool_call(item) for item in seq.value]
-        return tuple(c for c in calls if c is not None)
-
-    def step_text(self, node: Node, key: str) -> str:
-        text = self.src.text(node, f"`{key}:`")
-        if text is not None and not text.strip():
-            self.src.problem(node, f"`{key}:` is empty", fix="describe the step in plain words")
-        return text or ""
-
-    def build_step(self, mapping: Node, parts: dict[str, Node]) -> Step | None:
-        """A step from its validated parts; the format's own ``_recording`` reads the recording."""
-        kind = self.step_kind(mapping, parts)
-        if kind is None:
-            return None
-        recording = self._recording(parts["recording"]) if "recording" in parts else None
-        recordable = self.recordable(parts["recordable"]) if "recordable" in parts else True
-        self.check_recordable(mapping, recordable, recording)
-        retries = self.max_retries(parts["maxRetries"]) if "maxRetries" in parts else None
-        text = self.step_text(parts[kind], kind)
-        return Step(kind, text, self.src.span(mapping), recording, recordable, retries)
-
-    def _recording(self, node: Node) -> dict[str, tuple[ToolCall, ...]] | None:
-        raise NotImplementedError
-
-    def step_kind(self, mapping: Node, parts: dict[str, Node]) -> str | None:
-        has_step, has_verify = "step" in parts, "verify" in parts
-        if has_step and has_verify:
-            self.src.problem(mapping, "a step has both `step:` and `verify:`", fix="split it into two steps")
-            return None
-        if not (has_step or has_verify):
-            self.src.problem(
-                mapping,
-                "a step needs `step:` or `verify:` with its text",
-                why="every step states in plain words what it does; recordings alone are not steps",
-                fix="add `step: <what this step does>`",
-            )
-            return None
-        return "step" if has_step else "verify"
-
-    def max_retries(self, node: Node) -> int | None:
-        value = self.src.value(node)
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            return value
-        self.src.problem(
-            node, "`maxRetries:` must be a whole number of 0 or more", fix="write e.g. `maxRetries: 2`"
-        )
-        return None
-
-    def recordable(self, node: Node) -> bool:
-        value = self.src.value(node)
-        if isinstance(value, bool):
-            return value
-        self.src.problem(
-            node,
-            "`recordable:` must be true or false",
-            fix="write `recordable: false` (unquoted) or remove it",
-        )
-        return True
-
-    def check_recordable(self, step_node: Node, recordable: bool, recording: dict | None) -> None:
-        if recordable or not recording:
-            return
-        filled = [k for k, calls in recording.items() if calls]
-        if filled:
-            self.src.problem(
-                step_node,
-                f"`recordable: false` conflicts with the recording for '{filled[0]}'",
-                why="a non-recordable step always runs through the agent; its recording would never replay",
-                fix="remove the recording, or remove `recordable: false`",
-            )
-
-
-class _Unified(_Grammar):
+class _Unified(StepGrammar):
     """The unified format: ``config`` / ``trailhead`` / ``trail`` (U§1.4-1.6)."""
 
     def read(self, root: MappingNode) -> Trail | None:
@@ -384,125 +225,3 @@ class _Unified(_Grammar):
 def check_classifier_quietly(key: str) -> bool:
     """True when ``key`` looks like a device classifier (for a better 'misplaced key' hint)."""
     return classifier_problem(key) is None
-
-
-class _V1(_Grammar):
-    """Legacy v1: a list of single-key items ``config`` / ``trailhead`` / ``prompts`` / ``tools``."""
-
-    def __init__(self, src: Source, file_classifier: str | None) -> None:
-        super().__init__(src)
-        self.device_key = file_classifier or ANY_DEVICE
-
-    def read(self, root: SequenceNode) -> Trail | None:
-        src = self.src
-        config, trailhead, steps = TrailConfig(), None, []
-        seen_steps = False
-        for position, item in enumerate(root.value):
-            entry = self._item(item)
-            if entry is None:
-                continue
-            key, key_node, value = entry
-            if key == "config":
-                if position != 0:
-                    fix = "move it to the top of the file"
-                    src.problem(key_node, "`- config:` must be the first item", fix=fix)
-                config = read_config(src, value, v1=True)
-            elif key == "trailhead":
-                if trailhead is not None or seen_steps:
-                    src.problem(
-                        key_node,
-                        "only one `- trailhead:` is allowed, before any prompts or tools",
-                        fix="keep a single trailhead right after `- config:`",
-                    )
-                trailhead = self._trailhead(key_node, value)
-            else:
-                seen_steps = True
-                steps.extend(self._prompts(value) if key == "prompts" else self._tools_item(key_node, value))
-        if config.skip.get(ANY_DEVICE) is not None and self.device_key != ANY_DEVICE:
-            config = _rekey_skip(config, self.device_key)
-        return Trail(src.path, "v1", config, tuple(steps), trailhead, src.span(root))
-
-    def _item(self, item: Node) -> tuple[str, Node, Node] | None:
-        src = self.src
-        if not isinstance(item, MappingNode) or len(item.value) != 1:
-            fix = "write `- config:`, `- trailhead:`, `- prompts:` or `- tools:` items"
-            src.problem(item, "each item of a v1 trail is a single-key map", fix=fix)
-            return None
-        key_node, value = item.value[0]
-        key = str(key_node.value)
-        if key == "maestro":
-            src.problem(
-                key_node,
-                "`- maestro:` blocks are not supported",
-                why="Maestro flows are not Trailblaze tool calls and cannot replay through the tool registry",
-                fix="record the flow as Trailblaze tool calls in a `- tools:` item",
-            )
-            return None
-        if key not in V1_ITEM_KEYS:
-            hint = did_you_mean(key, V1_ITEM_KEYS) or f"rename or remove '{key}'"
-            src.problem(
-                key_node, f"unknown v1 item '{key}'", why=f"v1 items are: {', '.join(V1_ITEM_KEYS)}", fix=hint
-            )
-            return None
-        return key, key_node, value
-
-    def _prompts(self, node: Node) -> list[Step]:
-        seq = self.src.sequence(node, "`- prompts:`", fix="write `- prompts:` then `    - step: ...` items")
-        if seq is None:
-            return []
-        steps = [self._step(item) for item in seq.value]
-        return [s for s in steps if s is not None]
-
-    def _step(self, node: Node) -> Step | None:
-        src = self.src
-        mapping = src.mapping(node, "a prompt step", fix="write `- step: <what to do>` items")
-        if mapping is None:
-            return None
-        return self.build_step(mapping, src.known_entries(mapping, V1_STEP_KEYS, "a v1 step"))
-
-    def _recording(self, node: Node) -> dict[str, tuple[ToolCall, ...]] | None:
-        src = self.src
-        mapping = src.mapping(node, "a v1 `recording:`", fix="write `recording:` then `  tools: [...]`")
-        if mapping is None:
-            return None
-        entries = src.known_entries(mapping, ("tools",), "a v1 recording")
-        if "tools" not in entries:
-            fix = "write `recording:` then `  tools: [...]`; `recording: {tools: []}` is a no-op"
-            src.problem(mapping, "a v1 `recording:` needs a `tools:` list", fix=fix)
-            return None
-        calls = self.tool_list(entries["tools"], "`recording.tools`")
-        return None if calls is None else {self.device_key: calls}
-
-    def _tools_item(self, key_node: Node, node: Node) -> list[Step]:
-        calls = self.tool_list(node, "`- tools:`")
-        if calls is None:
-            return []
-        return [Step("tools", "Run the listed tools", self.src.span(key_node), {self.device_key: calls})]
-
-    def _trailhead(self, key_node: Node, node: Node) -> Step | None:
-        src = self.src
-        span = src.span(key_node)
-        if isinstance(node, ScalarNode) and not is_null(node):
-            name = str(node.value)
-            if not self._check_tool_name(node, name):
-                return None
-            call = ToolCall(name, {}, src.span(node))
-            return Step("trailhead", DEFAULT_TRAILHEAD_TEXT, span, {self.device_key: (call,)})
-        mapping = src.mapping(node, "`- trailhead:`", fix="write a tool name, or `step:` and/or `tools:`")
-        if mapping is None:
-            return None
-        parts = src.known_entries(mapping, ("step", "tools", "maxRetries"), "a v1 trailhead")
-        if "step" not in parts and "tools" not in parts:
-            fix = "add `step: <the starting state>` and/or `tools:` with `- launchApp: {...}` items"
-            src.problem(mapping, "a v1 trailhead needs `step:` or `tools:`", fix=fix)
-            return None
-        text = self.step_text(parts["step"], "step") if "step" in parts else DEFAULT_TRAILHEAD_TEXT
-        calls = self.tool_list(parts["tools"], "the trailhead `tools:`") if "tools" in parts else None
-        recording = {self.device_key: calls} if calls is not None else None
-        retries = self.max_retries(parts["maxRetries"]) if "maxRetries" in parts else None
-        return Step("trailhead", text, span, recording, True, retries)
-
-
-def _rekey_skip(config: TrailConfig, device_key: str) -> TrailConfig:
-    """A v1 per-device file's scalar ``skip:`` applies to that file's device."""
-    return replace(config, skip={device_key: config.skip[ANY_DEVICE]})

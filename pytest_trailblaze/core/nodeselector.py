@@ -3,11 +3,31 @@
 A selector holds at most one driver matcher (``web``, ``androidAccessibility``, ...) plus
 optional spatial / structural relations and an ``index`` applied last. Unknown fields are
 rejected so a misspelt matcher key fails at validation instead of silently matching anything.
+
+Numbers are range-checked like the built-in tools' arguments (``tools.limits``): a recorded
+``index: -1``, ``.nan`` or ``1e300`` is a mistake in the trail, so the tool's schema refuses it
+and it is a collection error at its ``file:line``. The bounds are far above any real screen.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+#: Which of several matches (0-based): the bound of the tools' own ``index`` arguments.
+MAX_INDEX = 10_000
+#: ARIA heading levels start at 1 (HTML headings use 1-6; ``aria-level`` may go beyond).
+MAX_HEADING_LEVEL = 100
+#: Row or column of an item in an Android collection: long lists hold many rows.
+MAX_COLLECTION_INDEX = 1_000_000
+#: Android ``InputType`` flags: a non-negative 32-bit int.
+MAX_INPUT_TYPE = 2**31 - 1
+
+Index = Annotated[int, Field(ge=0, le=MAX_INDEX)]
+HeadingLevel = Annotated[int, Field(ge=1, le=MAX_HEADING_LEVEL)]
+CollectionIndex = Annotated[int, Field(ge=0, le=MAX_COLLECTION_INDEX)]
+InputType = Annotated[int, Field(ge=0, le=MAX_INPUT_TYPE)]
 
 
 class _Strict(BaseModel):
@@ -18,10 +38,10 @@ class WebMatcher(_Strict):
     ariaRole: str | None = None
     ariaNameRegex: str | None = None
     ariaDescriptorRegex: str | None = None
-    headingLevel: int | None = None
+    headingLevel: HeadingLevel | None = None
     cssSelector: str | None = None
     dataTestId: str | None = None
-    nthIndex: int | None = None
+    nthIndex: Index | None = None
 
 
 class AndroidAccessibilityMatcher(_Strict):
@@ -47,9 +67,9 @@ class AndroidAccessibilityMatcher(_Strict):
     isPassword: bool | None = None
     isHeading: bool | None = None
     isMultiLine: bool | None = None
-    inputType: int | None = None
-    collectionItemRowIndex: int | None = None
-    collectionItemColumnIndex: int | None = None
+    inputType: InputType | None = None
+    collectionItemRowIndex: CollectionIndex | None = None
+    collectionItemColumnIndex: CollectionIndex | None = None
 
 
 class AndroidMaestroMatcher(_Strict):
@@ -119,7 +139,7 @@ class NodeSelector(_Strict):
     childOf: NodeSelector | None = None
     containsChild: NodeSelector | None = None
     containsDescendants: list[NodeSelector] | None = None
-    index: int | None = None
+    index: Index | None = None
 
     @model_validator(mode="after")
     def _one_matcher(self) -> NodeSelector:

@@ -27,6 +27,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .errors import TrailLoadError
+from .legacy import is_unified_text
 from .lineage import resolve
 from .loader import classifier_from_filename, parse_trail
 from .model import ANY_DEVICE, Step, Trail
@@ -312,21 +313,33 @@ def save_recordings(
     chain: Sequence[str],
     updates: Sequence[SlotUpdate],
     env: Mapping[str, str] | None = None,
+    *,
+    source: Path | None = None,
 ) -> tuple[bool, list[str]]:
-    """Write the updates into the file under a lock, atomically; (written, notes)."""
+    """Write the updates into the file under a lock, atomically; (written, notes).
+
+    ``source``: the file ``path`` starts as when it does not exist yet (a v1 definition whose
+    device gets its own ``<classifier>.trail.yaml``, ``legacy.recording_file``): its config,
+    steps, comments and other recordings are kept, the device's calls added. Whether ``path``
+    exists is decided under the lock, so two workers recording one device never both create it.
+    """
     with folder_lock(path.parent):
-        with path.open(encoding="utf-8", newline="") as handle:
+        origin = source if source is not None and not path.exists() else path
+        with origin.open(encoding="utf-8", newline="") as handle:
             text = handle.read()
+        if source is not None and origin != source and is_unified_text(text):
+            return False, [f"{display}: not written: it is a unified trail of its own, not a device file"]
         merged, notes = merge_recordings(text, display, classifier, chain, updates, env)
         if merged == text:
             return False, notes
-        _replace(path, merged)
+        _replace(path, merged, like=origin)
     return True, notes
 
 
-def _replace(path: Path, text: str) -> None:
-    """Write beside the file, then rename over it: readers see the old or the new file, whole."""
-    mode = stat.S_IMODE(path.stat().st_mode)
+def _replace(path: Path, text: str, *, like: Path) -> None:
+    """Write beside the file, then rename over it: readers see the old or the new file, whole.
+    The file gets the permissions of ``like`` (itself, or the file a new one is made from)."""
+    mode = stat.S_IMODE(like.stat().st_mode)
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:

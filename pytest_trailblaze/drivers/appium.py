@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 from ..core.context import DeviceInfo
 from ..core.errors import DriverError, ToolFailure, first_line
+from ..core.masking import Masker
 from . import selectors
 from .appium_commands import DeviceCommands
 from .appium_recording import ScreenRecording
@@ -51,6 +52,8 @@ class AppiumSettings:
     profiles: Mapping[str, DeviceProfile] = field(default_factory=dict)
     fresh_session: bool = False
     connect_timeout_s: float = 15.0
+    #: ``--log-level`` of the local server (its log is masked: ``drivers.appium_server``).
+    server_log_level: str = "warn"
 
     @property
     def capabilities(self) -> dict[str, Mapping[str, Any]]:
@@ -70,11 +73,18 @@ class AppiumHost:
     """The worker's Appium server connection and its sessions by platform."""
 
     def __init__(
-        self, settings: AppiumSettings, log_dir: Path, worker: str = "main", lease_dir: Path | None = None
+        self,
+        settings: AppiumSettings,
+        log_dir: Path,
+        worker: str = "main",
+        lease_dir: Path | None = None,
+        masker: Masker | None = None,
     ) -> None:
         self.settings = settings
         self.log_dir = log_dir
         self.worker = worker
+        #: The run's secrets, masked in the local server's log (Appium logs typed text).
+        self.masker = masker or Masker()
         #: Pool devices this worker leased (one per pooled profile, for the whole session).
         self.pools = DevicePools(lease_dir, worker)
         self._server: LocalAppiumServer | None = None
@@ -87,7 +97,8 @@ class AppiumHost:
             return self.settings.url.rstrip("/")
         if self._server is None:
             log = self.log_dir / f"appium-server-{self.worker}.log"
-            self._server = LocalAppiumServer(self.settings.server_home or Path.cwd(), log)
+            home = self.settings.server_home or Path.cwd()
+            self._server = LocalAppiumServer(home, log, self.masker, self.settings.server_log_level)
             self._server.start()
         return self._server.url
 

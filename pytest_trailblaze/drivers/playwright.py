@@ -60,6 +60,8 @@ ATTACH_TIMEOUT_MS = 10_000
 NAVIGATION_SETTLE_MS = 10_000
 DRAIN_SETTLE_MS = 5_000
 REQUEST_POLL_MS = 250
+#: JPEG quality of the pictures a vision model gets: text stays sharp, files stay small.
+JPEG_QUALITY = 80
 
 
 class WebDriver(ElementLocators, ContextRecording):
@@ -121,8 +123,37 @@ class WebDriver(ElementLocators, ContextRecording):
             self.page.screenshot(path=str(path))
         return path
 
-    def hierarchy(self) -> str:
+    def screen_image(self) -> tuple[bytes, str]:
+        """The viewport as a model sees it: a JPEG at CSS pixels, the caret left alone.
+
+        For a vision model, not for evidence (``screenshot`` keeps PNG): JPEG encodes faster than
+        PNG and is smaller for photos; CSS pixels keep a high-density device's picture (and the
+        model's image tokens) at the size the page is laid out in; leaving the caret skips the
+        style Playwright injects to hide it. Animations keep running, as the user would see them.
+        """
         with self.active():
+            data = self.page.screenshot(type="jpeg", quality=JPEG_QUALITY, scale="css", caret="initial")
+        return data, "image/jpeg"
+
+    def hierarchy(self) -> str:
+        """The page's default ARIA snapshot, exactly as ``locator(":root").aria_snapshot()`` prints
+        it (the text ``eN`` numbering reads, U§4.9), at a third of its cost.
+
+        The root locator costs Playwright three round trips (resolve, snapshot, release); the
+        page's own snapshot costs one and differs only by the root line, which for an ``<html>``
+        with no ARIA of its own is ``- document`` holding the page's lines. A root with a role,
+        a label, a title or hidden (or a page between two documents) is asked through the
+        locator as before.
+        """
+        from playwright.sync_api import Error
+
+        with self.active():
+            try:
+                plain = self.page.evaluate(PLAIN_ROOT)
+            except Error:  # a document being replaced: the locator waits for the next one
+                plain = False
+            if plain:
+                return as_root_snapshot(self.page.aria_snapshot())
             return self.page.locator(":root").aria_snapshot()
 
     def sleep(self, seconds: float) -> None:
@@ -271,6 +302,27 @@ class WebDriver(ElementLocators, ContextRecording):
     def resolve_url(self, url: str, trail_dir: Path | None) -> str:
         """Scheme URLs as they are; relative paths against the trail's folder, then the cwd."""
         return resolve_url(url, trail_dir)
+
+
+#: Whether the document's root is a plain ``<html>``: nothing on it that changes its ARIA line.
+PLAIN_ROOT = """() => {
+  const root = document.documentElement;
+  const xhtml = 'http://www.w3.org/1999/xhtml';
+  if (!root || root.localName !== 'html' || root.namespaceURI !== xhtml) return false;
+  for (const { name } of root.attributes) {
+    if (['role', 'title', 'hidden', 'style'].includes(name) || name.startsWith('aria-')) return false;
+  }
+  return true;
+}"""
+
+
+def as_root_snapshot(page_snapshot: str) -> str:
+    """A page snapshot as the root locator prints it: under ``- document``, a lone text inline."""
+    if not page_snapshot:
+        return "- document"
+    if "\n" not in page_snapshot and page_snapshot.startswith("- text: "):
+        return "- document: " + page_snapshot[len("- text: ") :]
+    return "- document:\n" + "\n".join("  " + line for line in page_snapshot.split("\n"))
 
 
 def resolve_url(url: str, trail_dir: Path | None, cwd: Path | None = None) -> str:

@@ -5,6 +5,10 @@ bun when it is on PATH, else on node through tsx (from ``node_modules/.bin`` abo
 PATH); ``.js`` / ``.mjs`` on bun, else node, also inside an installed npm package (dependencies
 are looked up as Node does, up the folders). ``command:`` entries run as written. Relative paths
 resolve against the folder of the file that declares the server.
+
+A ``script:`` that leaves the target's workspace root (``workspace.servers``) is refused here too,
+before anything starts: the loader reports it at its line, but ``trailblaze check`` goes on to
+list the other targets' tools, and must not start this one on the way.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import ConfigurationError
+from ..core.pycall import CodeRoots
 from ..workspace.schema import McpServerSpec
+from ..workspace.servers import outside_script
 
 NO_TS_RUNTIME = "No compatible TypeScript runtime found on PATH. Install bun or Node with tsx."
 SCRIPT_SUFFIXES = (".py", ".ts", ".mts", ".js", ".mjs", ".cjs")
@@ -50,11 +56,18 @@ class LaunchSpec:
         }
 
 
-def resolve_server(spec: McpServerSpec, declared_in: Path) -> LaunchSpec:
-    """A ``LaunchSpec`` for a server entry, or a ``ConfigurationError`` saying what to fix."""
+def resolve_server(spec: McpServerSpec, declared_in: Path, roots: CodeRoots | None = None) -> LaunchSpec:
+    """A ``LaunchSpec`` for a server entry, or a ``ConfigurationError`` saying what to fix.
+
+    ``roots``: where a ``script:`` may lie (a loaded workspace's target has them; None: anywhere).
+    """
     base = declared_in.parent
     if spec.script is not None:
         script = _absolute(base / spec.script)
+        outside = outside_script(spec.script, script, roots) if roots is not None else None
+        if outside is not None:
+            what, why, fix = outside
+            raise ConfigurationError(f"{declared_in}: {what}\n  why: {why}\n  fix: {fix}")
         if not script.is_file():
             raise ConfigurationError(
                 f"{declared_in}: MCP server script {spec.script} not found (looked for {script})\n"

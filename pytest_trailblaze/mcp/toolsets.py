@@ -87,7 +87,7 @@ class McpToolsets:
 
     def _start(self, spec: Any, target: Target, env: dict[str, str], session_id: str) -> McpServer:
         try:
-            launch = resolve_server(spec, target.source)
+            launch = resolve_server(spec, target.source, target.script_roots)
         except ConfigurationError as exc:
             raise ToolServerError(f"MCP server of target '{target.id}' ({target.source}): {exc}") from None
         log_path = self.log_dir / f"{session_id}-{launch.name}.log"

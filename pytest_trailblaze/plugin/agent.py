@@ -11,16 +11,22 @@ from __future__ import annotations
 import os
 from collections.abc import Generator
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import pytest
+from yaml.nodes import MappingNode
 
 from ..agent import EXTRA_HINT, AgentLoop, LlmSpec, Provider, StepRun, make_provider, parse_model, require_sdk
 from ..agent.recording import recorded_step
 from ..agent.spec import DEFAULT_MAX_CALLS, DEFAULT_TIMEOUT_S, base_url_for
 from ..agent.tools import TOOLS
-from ..core.errors import AgentFailure, ConfigurationError
+from ..core.errors import AgentFailure, ConfigurationError, Problem
+from ..core.legacy import recording_file
+from ..core.lineage import resolve as resolve_recording
+from ..core.model import ANY_DEVICE, SourceSpan
 from ..core.recordings import SlotUpdate, save_recordings
+from ..core.yamlsource import Source
 
 AGENT_KEY = pytest.StashKey["AgentSettings"]()
 RUNS_KEY = pytest.StashKey[list[StepRun]]()
@@ -223,6 +229,39 @@ def workspace_model(workspace: Any) -> str | None:
     return str(model) if model else None
 
 
+def workspace_model_problems(workspace: Any, shown: str) -> list[Problem]:
+    """A workspace model the agent could not use, as a problem at its line of ``shown`` (the
+    workspace's ``trailblaze.yaml``): found at collection, before anything starts, whether or not
+    a command-line model overrides it. The client library is checked only when a step needs it,
+    so a replay-only run works without the ``agent`` extra."""
+    model = workspace_model(workspace)
+    if model is None:
+        return []
+    try:
+        parse_model(model, "llm.defaults.model")
+    except ConfigurationError as exc:
+        what, *rest = str(exc).splitlines()
+        parts = dict(line.strip().split(": ", 1) for line in rest if ": " in line)
+        span = _model_span(workspace.config_dir, shown)
+        return [Problem(span, what, parts.get("why", ""), parts.get("fix", ""))]
+    return []
+
+
+def _model_span(config_dir: Path, shown: str) -> SourceSpan | None:
+    """Where ``llm: defaults: model:`` is written in the workspace's ``trailblaze.yaml``."""
+    try:
+        text = (config_dir / "trailblaze.yaml").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    src = Source(shown)
+    node = src.compose(text)
+    for key in ("llm", "defaults", "model"):
+        if not isinstance(node, MappingNode):
+            return None
+        node = next((v for k, _, v in src.entries(node) if k == key), None)
+    return src.span(node) if node is not None else None
+
+
 def workspace_max_calls(workspace: Any) -> int | None:
     defaults = getattr(getattr(workspace, "config", None), "defaults", None)
     return getattr(defaults, "max_llm_calls", None)
@@ -276,32 +315,46 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, Any]:
 
 
 def _save(item: Any, trail_run: Any) -> None:
-    ctx = trail_run.context
+    ctx, device = trail_run.context, trail_run.device
+    heal = item.config.stash[AGENT_KEY].self_heal
     updates, notes = [], []
     latest = {run.step.number: run for run in item.stash[RUNS_KEY] if run.done}
     for run in latest.values():
-        if not run.step.step.recordable or run.step.step.kind == "tools":
+        step = run.step
+        if not step.step.recordable or step.step.kind == "tools":
+            continue
+        recorded = resolve_recording(step.step.recording or {}, device.chain())
+        if recorded is not None and not heal:  # U§7.3: an AI-only run replaces none without self-heal
+            key = "every device" if recorded[0] == ANY_DEVICE else recorded[0]
+            notes.append(
+                f"{step.label}: not written: it has a recording for {key} "
+                "(the agent replaces recordings only with --trailblaze-self-heal)"
+            )
             continue
         calls = recorded_step(run, ctx.tool_log, ctx.registry)
         if calls is None:
-            notes.append(f"{run.step.label}: not written: a call it made holds a secret value")
+            notes.append(f"{step.label}: not written: a call it made holds a secret value")
         elif calls:
-            updates.append(SlotUpdate(run.step.number, run.step.step.text, tuple(calls)))
-    device = trail_run.device
+            updates.append(SlotUpdate(step.number, step.step.text, tuple(calls)))
     if updates:
-        try:
-            written, more = save_recordings(
-                item.path, item.trail.path, device.classifier, device.chain(), updates, os.environ
-            )
-        except OSError as exc:  # the run passed; a file that cannot be written is a note, not a failure
-            written, more = False, [f"{item.trail.path}: not written: {exc.strerror or exc}"]
-        notes += more
-        if written:
-            steps = ", ".join(str(u.number) if u.number else "trailhead" for u in updates)
-            item.user_properties.append(
-                ("recording_saved", f"{item.trail.path} ({device.classifier}): {steps}")
-            )
+        notes += _write(item, device, updates)
     item.user_properties.extend(("recording_note", note) for note in notes)
+
+
+def _write(item: Any, device: Any, updates: list[SlotUpdate]) -> list[str]:
+    """Write into the trail file, or the device's own file beside a v1 definition (U§7.3)."""
+    path = recording_file(item.path, item.trail.format == "v1", device.classifier)
+    shown = item.trail.path if path == item.path else str(Path(item.trail.path).with_name(path.name))
+    try:
+        written, notes = save_recordings(
+            path, shown, device.classifier, device.chain(), updates, os.environ, source=item.path
+        )
+    except OSError as exc:  # the run passed; a file that cannot be written is a note, not a failure
+        return [f"{shown}: not written: {exc.strerror or exc}"]
+    if written:
+        steps = ", ".join(str(u.number) if u.number else "trailhead" for u in updates)
+        item.user_properties.append(("recording_saved", f"{shown} ({device.classifier}): {steps}"))
+    return notes
 
 
 @pytest.hookimpl(wrapper=True)

@@ -17,6 +17,7 @@ import pytest
 
 from ..core.devices import NATIVE_DRIVERS, PLATFORMS, driver_type, platform_of
 from ..core.errors import ConfigurationError, Problem, StepFailure, TrailblazeError, TrailLoadError
+from ..core.legacy import BLAZE, DEFINITION, TrailDir, read_trail_dir
 from ..core.lineage import resolve
 from ..core.loader import classifier_from_filename, load_trail, script_problems
 from ..core.memory import bind_args
@@ -24,6 +25,7 @@ from ..core.model import Trail
 from ..core.staticcheck import path_problem
 from ..tools import builtin_tools
 from ..workspace import Target, Workspace, WorkspaceLoader, code_roots, find_config_dir, trail_target
+from .agent import workspace_model_problems
 from .checks import static_problems
 from .devices import item_devices, mark_device
 from .failures import failing_line, failure_repr, step_assertion
@@ -103,7 +105,50 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     settings = parent.config.stash[SETTINGS_KEY]
     if any(fnmatch(name, pattern) for pattern in settings.patterns):
         return TrailFile.from_parent(parent, path=file_path)
+    legacy = name == BLAZE and is_trail_name(DEFINITION, settings)
+    if legacy and trail_dir(parent.config, file_path.parent).definition == file_path:
+        return TrailFile.from_parent(parent, path=file_path)  # a v1 definition (see core.legacy)
     return None
+
+
+TRAIL_DIRS_KEY = pytest.StashKey[dict[Path, TrailDir]]()
+
+
+def trail_dir(config: pytest.Config, folder: Path) -> TrailDir:
+    """The legacy layout of ``folder`` (see ``core.legacy``), read once per run."""
+    known = config.stash.setdefault(TRAIL_DIRS_KEY, {})
+    if folder not in known:
+        known[folder] = read_trail_dir(folder)
+    return known[folder]
+
+
+def legacy_dir(config: pytest.Config, path: Path) -> TrailDir | None:
+    """The legacy directory ``path`` is one file of, or None when it is a trail of its own."""
+    if path.name not in (DEFINITION, BLAZE) and classifier_from_filename(path.name) is None:
+        return None
+    layout = trail_dir(config, path.parent)
+    return layout if layout.is_legacy and layout.holds(path) else None
+
+
+def item_pairs(
+    config: pytest.Config, path: Path, trail: Trail, settings: Settings
+) -> list[tuple[str, str | None]]:
+    """``(platform, device)`` of the file's items: one per platform (and device profile); in a
+    legacy directory, only those whose device runs this file of it (U§1.1)."""
+    platforms = item_platforms(trail, settings)
+    layout = legacy_dir(config, path)
+    if layout is None:
+        return item_devices(platforms, settings)
+    serves = layout.platforms_for(path, platforms)
+    candidates = item_devices([p for p in PLATFORMS if p in serves], settings)
+    return [(p, d) for p, d in candidates if runs_here(layout, path, p, d, settings)]
+
+
+def runs_here(layout: TrailDir, path: Path, platform: str, device: str | None, settings: Settings) -> bool:
+    """Whether the item of ``platform`` (on ``device``) runs this file of the directory."""
+    profile = settings.appium.profiles.get(device or "")
+    segments = profile.segments if profile is not None else (platform,)
+    return layout.file_for(platform, segments) == path
 
 
 class TrailFile(pytest.File):
@@ -116,7 +161,8 @@ class TrailFile(pytest.File):
         )
         workspace = workspace_for(self.config, self.path)
         target, unknown_target = trail_target(trail, workspace)
-        platforms = item_platforms(trail, settings)
+        pairs = item_pairs(self.config, self.path, trail, settings)
+        platforms = tuple(dict.fromkeys(platform for platform, _ in pairs))
         problems = [unknown_target] if unknown_target else []
         problems += static_problems(self.config, trail, workspace, target, platforms)
         config_dir = workspace.config_dir if workspace else None
@@ -131,7 +177,7 @@ class TrailFile(pytest.File):
             raise ConfigurationError(f"{trail.path}: the trail's args cannot be bound:\n{exc}") from None
         base = masker_of(self.config).name(trail_name(trail, self.path, self.config.rootpath))
         items = []
-        for platform, device in item_devices(platforms, settings):
+        for platform, device in pairs:
             item = TrailItem.from_parent(
                 self,
                 name=f"{base}[{device or platform}]",
@@ -234,12 +280,20 @@ def workspace_for(config: pytest.Config, path: Path) -> Workspace | None:
         config.stash[WORKSPACES_KEY] = loader
     fresh = not loader.is_loaded(config_dir)
     workspace = loader.load(config_dir)
+    models = config.stash.setdefault(MODEL_PROBLEMS_KEY, {})
     if fresh:
         for problem in workspace.warnings:
             warn_at(problem, str(config_dir))
-    if workspace.errors:
-        raise TrailLoadError(workspace.errors)
+        shown = display_path(config_dir / "trailblaze.yaml", config)
+        models[config_dir] = workspace_model_problems(workspace, shown)
+    problems = [*workspace.errors, *models.get(config_dir, [])]
+    if problems:
+        raise TrailLoadError(problems)
     return workspace
+
+
+#: Per workspace: a ``llm: defaults: model:`` the agent could not use (``agent.workspace_model_problems``).
+MODEL_PROBLEMS_KEY = pytest.StashKey[dict[Path, list[Problem]]]()
 
 
 def display_path(path: Path, config: pytest.Config) -> str:
@@ -256,7 +310,7 @@ def trail_name(trail: Trail, path: Path, rootpath: Path) -> str:
         return trail.config.id
     posix = path.as_posix()
     short = posix.rsplit("/trails/", 1)[1] if "/trails/" in posix else _relative(path, rootpath)
-    if path.name == "trail.yaml" or classifier_from_filename(path.name):
+    if path.name in (DEFINITION, BLAZE) or classifier_from_filename(path.name):
         return short.rsplit("/", 1)[0] if "/" in short else path.parent.name
     return short.removesuffix(".trail.yaml")
 

@@ -97,7 +97,8 @@ def trailblaze_appium(request: pytest.FixtureRequest, trailblaze_settings: Setti
     """The worker's Appium server connection (a local server when asked) and its sessions."""
     worker = worker_id(request.config)
     logs = trailblaze_settings.output_dir / "appium-logs"
-    host = AppiumHost(trailblaze_settings.appium, logs, worker, request.config.stash.get(LEASES_KEY, None))
+    leases = request.config.stash.get(LEASES_KEY, None)
+    host = AppiumHost(trailblaze_settings.appium, logs, worker, leases, masker_of(request.config))
     try:
         yield host
     finally:

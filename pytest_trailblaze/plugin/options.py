@@ -10,15 +10,24 @@ from typing import Any
 
 import pytest
 
-from ..core.devices import DRIVER_TYPES, driver_type
 from ..core.errors import ConfigurationError
 from ..core.loader import TRAIL_FILE_PATTERNS
-from ..core.yamlsource import load_value
 from ..drivers import remote
 from ..drivers.appium import AppiumSettings
+from ..drivers.appium_server import APPIUM_LOG_LEVELS
 from ..drivers.playwright import BrowserOptions
-from ..drivers.profiles import DeviceProfile, read_profiles
 from ..mcp.server import DEFAULT_CALL_S, handshake_timeout_default
+from .option_values import (
+    args_file,
+    driver_name,
+    existing_dir,
+    key_value_pairs,
+    load_profiles,
+    milliseconds,
+    seconds_value,
+    secret_pairs,
+    viewport_size,
+)
 
 SETTINGS_KEY = pytest.StashKey["Settings"]()
 BROWSERS = ("chromium", "firefox", "webkit")
@@ -268,6 +277,13 @@ def add_options(parser: pytest.Parser) -> None:
         help="start a local Appium server for the run from DIR/node_modules/appium (stopped at the end)",
     )
     option(
+        "appium-log-level",
+        "trailblaze_appium_log_level",
+        ini_default="warn",
+        choices=APPIUM_LOG_LEVELS,
+        help="log level of the local Appium server (default warn); its log is masked like all output",
+    )
+    option(
         "appium-caps",
         "trailblaze_appium_caps",
         metavar="FILE",
@@ -315,10 +331,10 @@ def resolve_settings(config: pytest.Config) -> Settings:
     opt = config.option
     given = _Given(config)
     output = given.pick("output")
-    args = {**_args_file(opt.trailblaze_args_file), **_pairs(opt.trailblaze_arg, "--trailblaze-arg")}
+    args = {**args_file(opt.trailblaze_args_file), **key_value_pairs(opt.trailblaze_arg, "--trailblaze-arg")}
     ci = os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
     web_timeout = given.pick("web_timeout", "web_timeout_ms")
-    timeout = _int(web_timeout, "--trailblaze-web-timeout", default=45_000 if ci else 30_000)
+    timeout = milliseconds(web_timeout, "--trailblaze-web-timeout", default=45_000 if ci else 30_000)
     browser = BrowserOptions(
         browser=given.pick("browser"),
         headed=given.flag("headed"),
@@ -326,11 +342,11 @@ def resolve_settings(config: pytest.Config) -> Settings:
         launch_args=tuple(opt.trailblaze_browser_arg or config.getini("trailblaze_browser_args")),
         connect=given.pick("connect") or None,
         **_remote(given),
-        viewport=_viewport(given.pick("viewport")),
+        viewport=viewport_size(given.pick("viewport")),
         action_timeout_ms=timeout,
         navigation_timeout_ms=timeout * 2 if ci else timeout,
-        settle_quiet_ms=_int(given.pick("settle_ms"), "--trailblaze-settle-ms"),
-        launch_timeout_s=_seconds(
+        settle_quiet_ms=milliseconds(given.pick("settle_ms"), "--trailblaze-settle-ms"),
+        launch_timeout_s=seconds_value(
             given.pick("browser_launch_timeout"), "--trailblaze-browser-launch-timeout", default=30.0
         ),
     )
@@ -338,24 +354,24 @@ def resolve_settings(config: pytest.Config) -> Settings:
         patterns=tuple(config.getini("trailblaze_patterns")),
         output_dir=Path(config.rootpath, output) if not Path(output).is_absolute() else Path(output),
         browser=browser,
-        memory=_pairs(opt.trailblaze_memory, "--trailblaze-memory"),
-        secrets=_secrets(opt.trailblaze_secret),
+        memory=key_value_pairs(opt.trailblaze_memory, "--trailblaze-memory"),
+        secrets=secret_pairs(opt.trailblaze_secret),
         args=args,
         agent_steps=given.pick("agent_steps"),
         default_platform=given.pick("platform"),
         agent_mode=given.pick("agent_mode"),
-        driver_override=_driver(opt.trailblaze_driver),
+        driver_override=driver_name(opt.trailblaze_driver),
         full_trace=bool(opt.trailblaze_full_trace),
         config_dir=_config_dir(given.pick("config_dir"), config),
         strict=given.flag("strict"),
         allow_outside_code=given.flag("allow_outside_code"),
-        mcp_handshake_timeout=_seconds(
+        mcp_handshake_timeout=seconds_value(
             given.pick("mcp_handshake_timeout"),
             "--trailblaze-mcp-handshake-timeout",
             default=handshake_timeout_default(),
         ),
         appium=_appium(given),
-        mcp_call_timeout=_seconds(
+        mcp_call_timeout=seconds_value(
             given.pick("mcp_call_timeout"), "--trailblaze-mcp-call-timeout", default=DEFAULT_CALL_S
         ),
     )
@@ -378,11 +394,17 @@ def _appium(given: _Given) -> AppiumSettings:
         raise pytest.UsageError(
             "--trailblaze-appium-url and --trailblaze-appium-server exclude each other: use one"
         )
-    home = _existing_dir(server, "--trailblaze-appium-server", config) if server else None
+    home = existing_dir(server, "--trailblaze-appium-server", config) if server else None
     caps_file = given.pick("appium_caps")
+    level = given.pick("appium_log_level")
+    if level not in APPIUM_LOG_LEVELS:
+        raise pytest.UsageError(
+            f"trailblaze_appium_log_level = {level}: use one of {', '.join(APPIUM_LOG_LEVELS)}"
+        )
     return AppiumSettings(
         url=url or None,
         server_home=home,
+        server_log_level=level,
         profiles=load_profiles(Path(config.invocation_params.dir, caps_file)) if caps_file else {},
         fresh_session=given.flag("appium_fresh_session"),
     )
@@ -406,117 +428,6 @@ def _remote(given: _Given) -> dict[str, Any]:
         }
     except ConfigurationError as exc:
         raise pytest.UsageError(str(exc)) from None
-
-
-def _existing_dir(value: str, option: str, config: pytest.Config) -> Path:
-    path = Path(config.invocation_params.dir, value).resolve()
-    if not path.is_dir():
-        raise pytest.UsageError(f"{option} {value}: no such folder")
-    return path
-
-
-def load_profiles(path: Path) -> dict[str, DeviceProfile]:
-    """The devices of a capabilities file (``drivers.profiles``); every problem in one usage error."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise pytest.UsageError(f"--trailblaze-appium-caps {path}: cannot read it: {exc}") from None
-    profiles, problems = read_profiles(text, path)
-    if problems:
-        listed = "\n".join(p.format() for p in problems)
-        raise pytest.UsageError(f"--trailblaze-appium-caps {path}:\n{listed}")
-    return profiles
-
-
-def _seconds(text: Any, option: str, default: float) -> float:
-    if text in (None, ""):
-        return default
-    try:
-        value = float(str(text).strip())
-    except ValueError:
-        raise pytest.UsageError(f"{option} expects a number of seconds, got {text!r}") from None
-    if not value > 0 or value == float("inf"):  # NaN fails every comparison
-        raise pytest.UsageError(f"{option} must be a positive number of seconds, got {text!r}")
-    return value
-
-
-def _pairs(values: list[str] | None, option: str) -> dict[str, str]:
-    pairs: dict[str, str] = {}
-    for value in values or []:
-        key, sep, rest = value.partition("=")
-        if not sep or not key.strip():
-            raise pytest.UsageError(f"{option} expects KEY=VALUE, got {value!r}")
-        pairs[key.strip()] = rest
-    return pairs
-
-
-def _secrets(values: list[str] | None) -> dict[str, str]:
-    """``KEY=VALUE`` pairs; a bare ``NAME`` reads environment variable NAME, so the value stays off
-    the command line and every ``{{NAME}}`` that reads it is known to be secret."""
-    secrets: dict[str, str] = {}
-    for value in values or []:
-        name = value.strip()
-        if "=" in value or not name:
-            secrets.update(_pairs([value], "--trailblaze-secret"))
-        elif name in os.environ:
-            secrets[name] = os.environ[name]
-        else:
-            raise pytest.UsageError(
-                f"--trailblaze-secret {name}: no environment variable {name} is set; "
-                f"set it, or pass --trailblaze-secret {name}=VALUE"
-            )
-    return secrets
-
-
-def _args_file(path: str | None) -> dict[str, Any]:
-    return _yaml_map(Path(path), "--trailblaze-args-file") if path else {}
-
-
-def _yaml_map(path: Path, option: str) -> dict[str, Any]:
-    """A YAML or JSON file holding a map, read like trails (YAML 1.2 scalars: ``017`` stays text
-    for a string arg); anything else is a usage error naming the option."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise pytest.UsageError(f"{option} {path}: cannot read it: {exc}") from None
-    data, problems = load_value(text, str(path))
-    if problems:
-        listed = "\n".join(p.format() for p in problems)
-        raise pytest.UsageError(f"{option} {path}: not valid YAML or JSON:\n{listed}")
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise pytest.UsageError(f"{option} {path}: expected a map")
-    return {str(k): v for k, v in data.items()}
-
-
-def _viewport(text: str) -> tuple[int, int]:
-    width, sep, height = str(text).lower().partition("x")
-    if sep and width.strip().isdigit() and height.strip().isdigit() and int(width) > 0 and int(height) > 0:
-        return int(width), int(height)
-    raise pytest.UsageError(f"--trailblaze-viewport expects WIDTHxHEIGHT like 1280x800, got {text!r}")
-
-
-def _int(text: Any, option: str, default: int = 0) -> int:
-    if text in (None, ""):
-        return default
-    try:
-        value = int(str(text).strip())
-    except ValueError:
-        raise pytest.UsageError(f"{option} expects a whole number of milliseconds, got {text!r}") from None
-    if value < 0:
-        raise pytest.UsageError(f"{option} must not be negative, got {value}")
-    return value
-
-
-def _driver(name: str | None) -> str | None:
-    if not name:
-        return None
-    found = driver_type(name) or next((d for d in DRIVER_TYPES if d.yaml_key == name.strip().lower()), None)
-    if found is None:
-        names = ", ".join(d.name for d in DRIVER_TYPES)
-        raise pytest.UsageError(f"--trailblaze-driver: unknown driver {name!r}; known drivers: {names}")
-    return found.name
 
 
 def worker_id(config: pytest.Config) -> str:

@@ -4,7 +4,10 @@ Python turns SIGINT into ``KeyboardInterrupt`` in the main thread, wherever it i
 Playwright wait, an Appium poll, an MCP call. pytest then stops, runs every teardown (browser,
 Appium sessions, MCP servers and their process groups), writes JUnit and exits with code 2. A
 SIGTERM (a CI job cancelled, ``timeout``, ``docker stop``) kills the process at once instead: no
-teardown, no report. This module raises ``Terminated``, a ``KeyboardInterrupt``, for SIGTERM too.
+teardown, no report. This module raises ``KeyboardInterrupt`` for SIGTERM too, saying which
+signal it was, so pytest's summary reads ``KeyboardInterrupt: received SIGTERM: ...``. The
+handler's own frame is hidden from the report: the location pytest prints under the summary is
+where the signal landed, not this module.
 
 An exception that a signal handler raises can still be lost: Python cannot raise it out of a
 finalizer or a weakref callback that happened to run at that moment (it reports it as
@@ -38,8 +41,8 @@ from .collection import TrailItem
 REDELIVER_S = 1.0
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM arrived: the run stops and tears down exactly as after Ctrl-C."""
+#: What the interrupt raised for SIGTERM says (pytest prints it as ``KeyboardInterrupt: ...``).
+SIGTERM_MESSAGE = "received SIGTERM: stopping the run as on Ctrl-C"
 
 
 class Interrupts:
@@ -54,6 +57,7 @@ class Interrupts:
         self._previous: dict[int, Any] = {}
 
     def handle(self, signum: int, frame: FrameType | None) -> None:
+        __tracebackhide__ = True  # pytest's summary names where the signal landed, not this handler
         if not self.settled and self.pending is None:
             self.pending = signum
             if signum == signal.SIGTERM:
@@ -123,9 +127,9 @@ class Interrupts:
 
 
 def _interrupt(signum: int) -> KeyboardInterrupt:
-    if signum == signal.SIGTERM:
-        return Terminated(f"received {signal.Signals(signum).name}: stopping the run as on Ctrl-C")
-    return KeyboardInterrupt()
+    """A plain ``KeyboardInterrupt``: pytest reports its class by its full name, and a subclass of
+    ours would read ``pytest_trailblaze.plugin.signals....`` in the run's last line."""
+    return KeyboardInterrupt(SIGTERM_MESSAGE) if signum == signal.SIGTERM else KeyboardInterrupt()
 
 
 def _forward(config: pytest.Config, signum: int) -> None:

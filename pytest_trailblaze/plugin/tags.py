@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from ..core.errors import TrailblazeError
+from ..core.legacy import is_blaze_definition
 from ..core.loader import classifier_from_filename, parse_trail
 from ..core.model import Trail
 from .options import SETTINGS_KEY
@@ -91,19 +92,22 @@ def trail_paths(config: pytest.Config) -> Iterator[Path]:
     for arg in config.args:
         top = Path(config.invocation_params.dir, arg.split("::", 1)[0])
         if top.is_file():
-            if _is_trail(top.name, settings.patterns) and not skip(top):
+            if _is_trail(top, settings.patterns) and not skip(top):
                 yield top
             continue
         for folder, dirs, files in os.walk(top):
             here = Path(folder)
             dirs[:] = sorted(d for d in dirs if not skip(here / d, directory=True))
             for name in sorted(files):
-                if _is_trail(name, settings.patterns) and not skip(here / name):
+                if _is_trail(here / name, settings.patterns) and not skip(here / name):
                     yield here / name
 
 
-def _is_trail(name: str, patterns: tuple[str, ...]) -> bool:
-    return name != "trailblaze.yaml" and any(fnmatch(name, pattern) for pattern in patterns)
+def _is_trail(path: Path, patterns: tuple[str, ...]) -> bool:
+    name = path.name
+    if name == "trailblaze.yaml":
+        return False
+    return any(fnmatch(name, pattern) for pattern in patterns) or is_blaze_definition(path)
 
 
 def _skipper(config: pytest.Config) -> Callable[..., bool]:

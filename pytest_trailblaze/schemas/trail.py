@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from ..core.devices import DRIVER_TYPES, PLATFORMS, SEGMENT_PLATFORMS
-from ..core.loader import ROOT_KEYS, STEP_KEYS, TRAILHEAD_KEYS, V1_ITEM_KEYS, V1_STEP_KEYS
+from ..core.loader import ROOT_KEYS, STEP_KEYS, TRAILHEAD_KEYS
 from ..core.naming import RESERVED_NAMES, WIRE_RE
 from ..core.registry import ANNOTATION_ARGS
 from ..core.trailconfig import (
@@ -28,6 +28,7 @@ from ..core.trailconfig import (
     UNIFIED_CONFIG_KEYS,
     V1_CONFIG_KEYS,
 )
+from ..core.v1format import V1_ITEM_KEYS, V1_STEP_KEYS
 
 REF = "#/$defs/"
 SCALAR = {"type": ["string", "number", "boolean"]}

@@ -28,6 +28,7 @@ from .schema import (
     node_at,
     validate,
 )
+from .servers import mcp_script_roots, outside_script
 from .toolfile import read_tool_definition
 from .tools import build_tools
 
@@ -103,6 +104,7 @@ class _Load:
         self.ws = Workspace(config_dir)
         self.dir = config_dir
         self.code = CodeRoots((workspace_root(config_dir),), loader.allow_outside_code)
+        self.scripts = mcp_script_roots(workspace_root(config_dir), loader.allow_outside_code)
         self.config_node: tuple[Source, Node] | None = None
 
     # -- files --------------------------------------------------------------------------------
@@ -245,6 +247,7 @@ class _Load:
                     list(t.tools),
                     list(t.mcp_servers),
                     list(manifest.dependencies),
+                    script_roots=self.scripts,
                 )
             )
 
@@ -308,17 +311,24 @@ class _Load:
                 dict(legacy.platforms),
                 [t for t in legacy.tools if isinstance(t, str)],
                 list(legacy.mcp_servers),
+                script_roots=self.scripts,
             )
         )
 
     def check_mcp_scripts(self, servers: list[Any], declared_in: Path, src: Source, listed: Node) -> None:
-        """``script:`` paths resolve against the declaring file's folder; a missing one is an error here."""
+        """``script:`` paths resolve against the declaring file's folder; one that leaves the
+        workspace root (symlinks followed) or is missing is an error at its line, found without
+        running anything."""
         for index, server in enumerate(servers):
             if server.script is None:
                 continue
             script = (declared_in.parent / server.script).resolve()
-            if not script.is_file():
-                entry = node_at(listed, [index, "script"])[0]
+            entry = node_at(listed, [index, "script"])[0]
+            outside = outside_script(server.script, script, self.scripts)
+            if outside is not None:
+                what, why, fix = outside
+                self.problem(src.span(entry), what, fix=fix, why=why)
+            elif not script.is_file():
                 self.ws.problems.append(
                     Problem(
                         src.span(entry),

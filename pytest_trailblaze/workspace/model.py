@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..core.errors import Problem
 from ..core.model import SourceSpan, ToolCall, Trail
+from ..core.pycall import CodeRoots
 from ..core.tooldef import Tool
 from ..core.yamlsource import did_you_mean
 from .framework import FRAMEWORK_DEFAULTS, FRAMEWORK_TOOLSETS
@@ -27,6 +28,9 @@ class Target:
     tools: list[str] = field(default_factory=list)
     mcp_servers: list[McpServerSpec] = field(default_factory=list)
     dependencies: list[str] = field(default_factory=list)
+    #: Where its servers' ``script:`` files may lie (``workspace.servers``), set by the loader;
+    #: None for a target built in code, whose author chose its scripts.
+    script_roots: CodeRoots | None = None
 
     def platform(self, platform: str) -> PlatformConfig | None:
         """The target's config for a trail platform (``desktop`` is upstream's ``compose``)."""

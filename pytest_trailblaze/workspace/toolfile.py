@@ -11,8 +11,8 @@ from pathlib import Path
 from yaml.nodes import Node
 
 from ..core.errors import Problem
-from ..core.loader import _Grammar
 from ..core.pycall import CodeRoots, ImportFailure, OutsideRoot, locate, outside_root_fix
+from ..core.stepgrammar import StepGrammar
 from ..core.tokens import TOKEN, body, strings_in
 from ..core.yamlsource import Source, did_you_mean
 from .model import ToolDef
@@ -57,7 +57,7 @@ def read_tool_definition(
     if code is not None and not _code_inside(src, node, modes[0], path, code):
         return None
     if modes[0] == "tools":
-        calls = _Grammar(src).tool_list(node_at(node, ["tools"])[0], f"the `tools:` of '{config.id}'")
+        calls = StepGrammar(src).tool_list(node_at(node, ["tools"])[0], f"the `tools:` of '{config.id}'")
         definition.expansion = calls or ()
         _check_parameter_tokens(src, definition)
     return definition

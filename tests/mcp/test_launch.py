@@ -17,6 +17,7 @@ import pytest
 
 from pytest_trailblaze.core.errors import ConfigurationError, ToolServerError
 from pytest_trailblaze.mcp.launch import NO_TS_RUNTIME, resolve_server
+from pytest_trailblaze.workspace.servers import mcp_script_roots
 
 EXACT = "No compatible TypeScript runtime found on PATH. Install bun or Node with tsx."
 
@@ -132,3 +133,26 @@ def test_a_command_entry_naming_a_virtualenv_python_runs_in_that_virtualenv(tmp_
     seen = json.loads(fx.run_tool(registry, "pyfx_env").message)
     assert seen["argv"][0] == str(fx.PY_SERVER)
     assert resolve_server(spec, fx.DECLARED).argv[0] == str(venv_python)
+
+
+def test_a_loaded_targets_script_outside_its_roots_is_refused_before_anything_starts(tmp_path, fx) -> None:
+    """A workspace's target carries where its scripts may lie; launching checks it again (the loader
+    reported it at its line), so ``trailblaze check`` going on after that error starts nothing."""
+    root = tmp_path / "project"
+    shutil.copy(fx.PY_SERVER, tmp_path / "server.py")
+    (root / "node_modules" / "pkg").mkdir(parents=True)
+    shutil.copy(fx.PY_SERVER, root / "node_modules" / "pkg" / "server.py")
+    declared = root / "trails" / "config" / "trailmap.yaml"
+    roots = mcp_script_roots(root)
+
+    with pytest.raises(ConfigurationError) as info:
+        resolve_server(fx.script("../../../server.py"), declared, roots)
+    assert f"{declared}: MCP server `script: ../../../server.py` is outside the workspace root" in str(
+        info.value
+    )
+    assert f"why: it resolves to {tmp_path / 'server.py'}" in str(info.value)
+
+    inside = resolve_server(fx.script("../../node_modules/pkg/server.py"), declared, roots)
+    assert inside.argv[-1] == str(root / "node_modules" / "pkg" / "server.py")
+    allowed = resolve_server(fx.script("../../../server.py"), declared, mcp_script_roots(root, True))
+    assert allowed.argv[-1] == str(tmp_path / "server.py")

@@ -257,8 +257,10 @@ def test_is_recordable_false_keeps_a_call_out_of_the_recording(py_tools, fx) -> 
 
 # -- toolsets and the workspace toolbox ----------------------------------------------------------------
 def _workspace(base: Path, fx, tool_sets: list[str]) -> Path:
+    """A workspace whose target runs the fixture server, copied inside it (scripts stay inside)."""
     root = base / "trails" / "config"
     fx.write(root, "trailblaze.yaml", "targets: [fx]\n")
+    fx.write(root, "trailmaps/fx/py_server.py", fx.PY_SERVER.read_text())
     fx.write(
         root,
         "trailmaps/fx/trailmap.yaml",
@@ -267,7 +269,7 @@ def _workspace(base: Path, fx, tool_sets: list[str]) -> Path:
         target:
           display_name: Fixture
           mcp_servers:
-            - script: {fx.PY_SERVER}
+            - script: py_server.py
           platforms:
             web:
               tool_sets: {tool_sets}

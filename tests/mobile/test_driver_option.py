@@ -10,6 +10,7 @@ the MCP tests' Python fixture server.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 from xml.etree import ElementTree
@@ -23,13 +24,14 @@ REPO = Path(__file__).resolve().parents[2]
 PY_SERVER = REPO / "tests" / "mcp" / "servers" / "py_server.py"
 APP = Path(__file__).resolve().parent / "apps" / "android.xml"
 
-TRAILMAP = f"""id: fx
+#: The fixture server is copied next to the trailmap: a ``script:`` must lie inside the workspace.
+TRAILMAP = """id: fx
 target:
   display_name: Fixture
   mcp_servers:
-    - script: {PY_SERVER}
+    - script: py_server.py
   platforms:
-    android: {{}}
+    android: {}
 """
 TRAIL = """config:
   id: fx/on-device
@@ -61,6 +63,7 @@ def project(pytester: pytest.Pytester) -> Path:
     (config / "trailmaps" / "fx").mkdir(parents=True)
     (config / "trailblaze.yaml").write_text("targets: [fx]\n")
     (config / "trailmaps" / "fx" / "trailmap.yaml").write_text(TRAILMAP)
+    shutil.copy(PY_SERVER, config / "trailmaps" / "fx" / "py_server.py")
     (pytester.path / "trails" / "on-device.trail.yaml").write_text(TRAIL)
     caps = f"android:\n  platformName: Fake\n  appium:automationName: Fake\n  appium:app: {APP}\n"
     (pytester.path / "caps.yaml").write_text(caps)

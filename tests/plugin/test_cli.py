@@ -211,6 +211,25 @@ def test_check_lists_every_problem_with_its_location(tmp_path: Path, cli) -> Non
     assert "did you mean 'web_click'?" in out and "did you mean 'shop'?" in out
 
 
+def test_check_reads_a_blaze_yaml_definition_like_collection_does(tmp_path: Path, cli) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "trails/legacy/blaze.yaml": "- prompts:\n    - step: Go\n      recording:\n"
+            "        tools:\n          - web_clik: { ref: e1 }\n",
+            # a blaze.yaml under the workspace config is never a trail
+            "trails/config/blaze.yaml": "- prompts:\n    - step: Go\n      recording:\n"
+            "        tools:\n          - nothing_here: {}\n",
+        },
+    )
+
+    code, out, _ = cli("check", "trails")
+
+    assert code == 1
+    assert "trails/legacy/blaze.yaml:5:13: unknown tool 'web_clik'" in out, out
+    assert "nothing_here" not in out
+
+
 def test_the_console_script_exits_1_on_findings(tmp_path: Path) -> None:
     write_tree(tmp_path, {**SHOP, **BROKEN_TRAILS})
 

@@ -9,6 +9,7 @@ property and the ``trailblaze`` marker. The MCP server is the MCP tests' Python 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -59,13 +60,14 @@ def pytest_trailblaze_after_tool(name, args, result, context):
     path.write_text(json.dumps(seen))
 """
 
-TRAILMAP = f"""id: fx
+#: The fixture server is copied next to the trailmap: a ``script:`` must lie inside the workspace.
+TRAILMAP = """id: fx
 target:
   display_name: Fixture
   mcp_servers:
-    - script: {PY_SERVER}
+    - script: py_server.py
   platforms:
-    web: {{}}
+    web: {}
 """
 
 
@@ -82,6 +84,7 @@ def project(pytester: pytest.Pytester) -> Path:
     (config / "trailmaps" / "fx").mkdir(parents=True)
     (config / "trailblaze.yaml").write_text("targets: [fx]\n")
     (config / "trailmaps" / "fx" / "trailmap.yaml").write_text(TRAILMAP)
+    shutil.copy(PY_SERVER, config / "trailmaps" / "fx" / "py_server.py")
     pytester.makeconftest(CONFTEST)
     trails = {
         "electron": ("electronOnly", "whoAmI", "pyfx_env", "pyfx_context"),

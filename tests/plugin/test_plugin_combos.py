@@ -76,6 +76,26 @@ def test_strict_markers_accept_trail_tags_on_python_tests_in_any_order(pytester,
         assert len(names) == 2 and "trails/counter.trail.yaml::tagged/counter[web]" in names
 
 
+BLAZE_TAGGED = """
+- config: { id: tagged/blaze, tags: [smoke] }
+- prompts:
+    - step: Count once
+"""
+
+
+@pytest.mark.parametrize("order", [("tests", "trails"), ("trails", "tests")])
+def test_strict_markers_know_the_tags_of_a_blaze_yaml_definition(pytester, tb, order) -> None:
+    """A legacy ``blaze.yaml`` is collected as a trail, so its tags are registered up front too."""
+    tb.write(pytester.path, "tests/test_smoke.py", SMOKE_TEST.replace("checkout_flow", "smoke"))
+    tb.write(pytester.path, "trails/legacy/blaze.yaml", BLAZE_TAGGED)
+
+    collect = ("--strict-markers", "--collect-only", "-q", "-p", "no:randomly")
+    smoke = pytester.runpytest_subprocess(*collect, "-m", "smoke", *order)
+
+    assert smoke.ret == pytest.ExitCode.OK, smoke.stdout.str()
+    assert "trails/legacy/blaze.yaml::tagged/blaze[web]" in smoke.outlines
+
+
 def test_strict_markers_in_a_real_run_with_python_tests_first(pytester, tb) -> None:
     tb.write(pytester.path, "tests/test_smoke.py", SMOKE_TEST)
     tb.write(pytester.path, "trails/counter.trail.yaml", TAGGED)

@@ -234,7 +234,7 @@ def mcp_workspace(path: Path, tb, run_id: str, *, stubborn: bool = False, server
     """
     raw_server = SERVERS / "raw_server.py"
     servers = servers.format(
-        py_server=SERVERS / "py_server.py", python=sys.executable, raw_server=raw_server, run_id=run_id
+        py_server="py_server.py", python=sys.executable, raw_server=raw_server, run_id=run_id
     )
     if not stubborn:
         servers = servers.split("    - name: stubborn")[0]
@@ -242,6 +242,8 @@ def mcp_workspace(path: Path, tb, run_id: str, *, stubborn: bool = False, server
     head = "id: fx\ntarget:\n  display_name: Fixture\n  mcp_servers:"
     trailmap = f"{head}{servers}  platforms:\n    web: {{}}\n"
     tb.write(path, "trails/config/trailmaps/fx/trailmap.yaml", trailmap)
+    # a `script:` must lie inside the workspace: the fixture server is copied next to the trailmap
+    tb.write(path, "trails/config/trailmaps/fx/py_server.py", (SERVERS / "py_server.py").read_text())
 
 
 def appium_options(path: Path) -> list[str]:

@@ -50,7 +50,7 @@ CONVERSATION = Conversation(
         Turn("user", "Objective"),
         Turn("assistant", "", call=ToolRequest("c1", "web_click", '{"ref": "e1"}')),
         Turn("result", "ok: clicked", call=ToolRequest("c1", "web_click", '{"ref": "e1"}')),
-        Turn("user", "Current screen:\n- button", image_png=b"\x89PNG"),
+        Turn("user", "Current screen:\n- button", image=b"\x89PNG"),
     ],
 )
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_trailblaze.core.legacy import recording_file
 from pytest_trailblaze.core.loader import parse_trail
 from pytest_trailblaze.core.recordings import SlotUpdate, block, flow, merge_recordings, save_recordings
 
@@ -234,3 +235,70 @@ def test_the_file_mode_is_kept(tmp_path: Path, mode: int) -> None:
     path.chmod(mode)
     assert save_recordings(path, "trail.yaml", "web", ("web",), [SlotUpdate(1, "Tap it", (CLICK,))])[0]
     assert path.stat().st_mode & 0o777 == mode
+
+
+def test_a_devices_own_file_is_made_from_the_definition_once(tmp_path: Path) -> None:
+    """Two workers recording two steps of one device: the first makes ``web.trail.yaml`` from the
+    definition, the second finds it (under the folder lock) and adds to it (U§7.3)."""
+    definition = tmp_path / "trail.yaml"
+    text = "- config:\n    id: old   # kept\n- prompts:\n    - step: One\n    - step: Two\n"
+    definition.write_text(text, encoding="utf-8")
+    definition.chmod(0o640)
+    target = recording_file(definition, True, "web")
+    assert target == tmp_path / "web.trail.yaml"
+    start = threading.Barrier(2)
+
+    def write(number: int, name: str) -> None:
+        start.wait()
+        update = SlotUpdate(number, name, ((f"web_{name.lower()}", {}),))
+        assert save_recordings(target, "web.trail.yaml", "web", ("web",), [update], source=definition)[0]
+
+    threads = [threading.Thread(target=write, args=args) for args in ((1, "One"), (2, "Two"))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert definition.read_text(encoding="utf-8") == text
+    trail = parse_trail(target.read_text(encoding="utf-8"), "web.trail.yaml", file_classifier="web")
+    assert [s.recording["web"][0].name for s in trail.steps] == ["web_one", "web_two"]
+    assert "id: old   # kept" in target.read_text(encoding="utf-8")
+    assert target.stat().st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["trail.yaml", "web.trail.yaml"]
+
+
+def test_nothing_to_write_makes_no_device_file(tmp_path: Path) -> None:
+    definition = tmp_path / "blaze.yaml"
+    definition.write_text("- prompts:\n    - step: One\n", encoding="utf-8")
+    target = recording_file(definition, True, "android-phone")
+    update = SlotUpdate(1, "Renamed since", (CLICK,))
+    written, notes = save_recordings(
+        target, "x", "android-phone", ("android-phone",), [update], source=definition
+    )
+    assert not written and "its text changed since the run" in notes[0] and not target.exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "is_v1", "expected"),
+    [
+        ("trail.yaml", True, "ios-iphone.trail.yaml"),  # a v1 definition: the device's own file
+        ("blaze.yaml", True, "ios-iphone.trail.yaml"),
+        ("ios.trail.yaml", True, "ios-iphone.trail.yaml"),  # a broader device file: a file of its own
+        ("ios-iphone.trail.yaml", True, "ios-iphone.trail.yaml"),
+        ("login.trail.yaml", True, "login.trail.yaml"),  # any other v1 file: itself (and a note)
+        ("trail.yaml", False, "trail.yaml"),  # unified: the device's slot of the file itself
+        ("web.trail.yaml", False, "web.trail.yaml"),
+    ],
+)
+def test_where_a_devices_recording_goes(name: str, is_v1: bool, expected: str) -> None:
+    assert recording_file(Path("trails/x") / name, is_v1, "ios-iphone") == Path("trails/x") / expected
+
+
+def test_a_named_unified_file_is_never_taken_for_a_devices_file(tmp_path: Path) -> None:
+    definition = tmp_path / "trail.yaml"
+    definition.write_text("- prompts:\n    - step: One\n", encoding="utf-8")
+    named = tmp_path / "web.trail.yaml"
+    named.write_text("trail:\n  - step: One\n", encoding="utf-8")
+    update = SlotUpdate(1, "One", (CLICK,))
+    written, notes = save_recordings(named, "web.trail.yaml", "web", ("web",), [update], source=definition)
+    assert not written and "it is a unified trail of its own" in notes[0]
+    assert named.read_text(encoding="utf-8") == "trail:\n  - step: One\n"

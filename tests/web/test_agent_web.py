@@ -139,13 +139,66 @@ def test_the_conversation_follows_the_anthropic_protocol(
     assert blocks[1]["text"].startswith("Current screen:")
 
 
+ROOTS = [
+    "<main><h1>Plain</h1><button>Go</button><p>text: with a colon</p></main>",
+    "only words",
+    "",
+    "<html aria-label='Named document'><body><button>b</button></body></html>",
+    "<html title='Titled'><body><p>x</p></body></html>",
+    "<html role=main aria-label=M><body>hi</body></html>",
+    "<html hidden><body>x</body></html>",
+    "<html style='display:none'><body>x</body></html>",
+]
+
+
+@pytest.mark.parametrize("html", ROOTS)
+def test_the_screen_snapshot_is_the_root_snapshot_numbering_reads(driver: Any, html: str) -> None:
+    """``hierarchy()`` takes Playwright's cheaper page snapshot; the text must not change (U§4.9)."""
+    driver.page.set_content(html)
+    assert driver.hierarchy() == driver.page.locator(":root").aria_snapshot()
+
+
+@pytest.mark.parametrize("page", ["index.html#form", "duplicate-list.html", "search-duplicates.html"])
+def test_the_sample_app_snapshots_match_the_root_snapshot(open_app: Any, driver: Any, page: str) -> None:
+    open_app(page)
+    assert driver.hierarchy() == driver.page.locator(":root").aria_snapshot()
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_a_screenshot_goes_with_the_screen_for_vision_models(
-    agent: Agent, open_app: Any, model: ScriptedModel
+    provider: str, agent: Agent, open_app: Any, model: ScriptedModel, agent_ctx: ToolContext
 ) -> None:
     open_app("index.html#counter")
-    agent("Look at the page", done(), screenshots=True)
-    user = model.requests()[0]["messages"][-1]["content"]
-    assert user[1]["type"] == "image_url" and user[1]["image_url"]["url"].startswith("data:image/png;base64,")
+    agent("Look at the page", done(), screenshots=True, provider=provider)
+    content = model.requests()[0]["messages"][-1]["content"]
+    if provider == "openai":
+        assert content[1]["type"] == "image_url"
+        url = content[1]["image_url"]["url"]
+    else:
+        source = next(block["source"] for block in content if block["type"] == "image")
+        url = f"data:{source['media_type']};base64,{source['data']}"
+    assert url.startswith("data:image/jpeg;base64,")
+    # A picture a browser decodes, of the whole viewport at CSS pixels; kept as the step's artifact.
+    viewer = agent_ctx.driver.context.new_page()
+    size = viewer.evaluate(
+        "async url => { const img = new Image(); img.src = url; await img.decode();"
+        " return [img.naturalWidth, img.naturalHeight]; }",
+        url,
+    )
+    viewer.close()
+    assert size == [1280, 800]
+    assert (agent_ctx.artifacts_dir / "agent-step1-01.jpg").is_file()
+
+
+def test_no_picture_is_taken_while_a_secret_is_on_screen(
+    agent: Agent, open_app: Any, model: ScriptedModel, agent_ctx: ToolContext
+) -> None:
+    page = open_app("index.html#form")
+    agent_ctx.memory.set("password", SECRET, secret=True)
+    page.locator("#name-input").fill(SECRET)
+    agent("Look at the form", done(), screenshots=True)
+    assert "image_url" not in model.bodies[0].decode()
+    assert not list(agent_ctx.artifacts_dir.glob("agent-step*"))  # nothing with the secret on disk
 
 
 def test_a_tool_failure_goes_back_to_the_model(
@@ -197,6 +250,26 @@ def test_elements_without_ids_are_recorded_by_role_name_and_position(
         "web_click", {"ref": "css=#gone", "nodeSelector": recorded[0][1]["nodeSelector"]}, agent_ctx
     )
     assert "(ID: elec-3)" in page.locator("#detail-panel").inner_text()
+
+
+def test_a_selector_is_kept_only_when_its_first_match_is_the_element(
+    agent: Agent, agent_ctx: ToolContext
+) -> None:
+    agent_ctx.driver.page.set_content(
+        "<button id=dup>First</button><button id=dup data-testid=second>Second</button>"
+        "<button data-testid='q\"uote'>Third</button><button>Third</button>"
+    )
+    screen = web_screen_text(agent_ctx.driver.hierarchy())
+    refs = re.findall(r'button "\w+" \[ref=(e\d+)\]', screen)
+    clicks = [call("web_click", ref=ref) for ref in refs[1:]]
+    run = agent("Press the last three buttons", *clicks, done())
+    recorded = recorded_step(run, agent_ctx.tool_log, agent_ctx.registry)
+    selectors = [args["nodeSelector"] for _, args in recorded]
+    assert selectors == [
+        {"web": {"dataTestId": "second"}},  # `#dup` first finds the other button
+        {"web": {"ariaRole": "button", "ariaNameRegex": "Third"}},  # a test id no selector holds
+        {"web": {"ariaRole": "button", "ariaNameRegex": "Third", "nthIndex": 1}},
+    ]
 
 
 def test_secrets_never_reach_the_model(

@@ -1,0 +1,129 @@
+"""Readers of single option values: numbers, pairs, files, sizes, driver names.
+
+Each turns what a user typed (on the command line or in an ini file) into a typed value, or
+raises ``pytest.UsageError`` naming the option and the expected form, so ``options`` only wires
+options to ``Settings``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..core.devices import DRIVER_TYPES, driver_type
+from ..core.yamlsource import load_value
+from ..drivers.profiles import DeviceProfile, read_profiles
+
+
+def existing_dir(value: str, option: str, config: pytest.Config) -> Path:
+    path = Path(config.invocation_params.dir, value).resolve()
+    if not path.is_dir():
+        raise pytest.UsageError(f"{option} {value}: no such folder")
+    return path
+
+
+def load_profiles(path: Path) -> dict[str, DeviceProfile]:
+    """The devices of a capabilities file (``drivers.profiles``); every problem in one usage error."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise pytest.UsageError(f"--trailblaze-appium-caps {path}: cannot read it: {exc}") from None
+    profiles, problems = read_profiles(text, path)
+    if problems:
+        listed = "\n".join(p.format() for p in problems)
+        raise pytest.UsageError(f"--trailblaze-appium-caps {path}:\n{listed}")
+    return profiles
+
+
+def seconds_value(text: Any, option: str, default: float) -> float:
+    if text in (None, ""):
+        return default
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        raise pytest.UsageError(f"{option} expects a number of seconds, got {text!r}") from None
+    if not value > 0 or value == float("inf"):  # NaN fails every comparison
+        raise pytest.UsageError(f"{option} must be a positive number of seconds, got {text!r}")
+    return value
+
+
+def key_value_pairs(values: list[str] | None, option: str) -> dict[str, str]:
+    pairs: dict[str, str] = {}
+    for value in values or []:
+        key, sep, rest = value.partition("=")
+        if not sep or not key.strip():
+            raise pytest.UsageError(f"{option} expects KEY=VALUE, got {value!r}")
+        pairs[key.strip()] = rest
+    return pairs
+
+
+def secret_pairs(values: list[str] | None) -> dict[str, str]:
+    """``KEY=VALUE`` pairs; a bare ``NAME`` reads environment variable NAME, so the value stays off
+    the command line and every ``{{NAME}}`` that reads it is known to be secret."""
+    secrets: dict[str, str] = {}
+    for value in values or []:
+        name = value.strip()
+        if "=" in value or not name:
+            secrets.update(key_value_pairs([value], "--trailblaze-secret"))
+        elif name in os.environ:
+            secrets[name] = os.environ[name]
+        else:
+            raise pytest.UsageError(
+                f"--trailblaze-secret {name}: no environment variable {name} is set; "
+                f"set it, or pass --trailblaze-secret {name}=VALUE"
+            )
+    return secrets
+
+
+def args_file(path: str | None) -> dict[str, Any]:
+    return yaml_map(Path(path), "--trailblaze-args-file") if path else {}
+
+
+def yaml_map(path: Path, option: str) -> dict[str, Any]:
+    """A YAML or JSON file holding a map, read like trails (YAML 1.2 scalars: ``017`` stays text
+    for a string arg); anything else is a usage error naming the option."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise pytest.UsageError(f"{option} {path}: cannot read it: {exc}") from None
+    data, problems = load_value(text, str(path))
+    if problems:
+        listed = "\n".join(p.format() for p in problems)
+        raise pytest.UsageError(f"{option} {path}: not valid YAML or JSON:\n{listed}")
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise pytest.UsageError(f"{option} {path}: expected a map")
+    return {str(k): v for k, v in data.items()}
+
+
+def viewport_size(text: str) -> tuple[int, int]:
+    width, sep, height = str(text).lower().partition("x")
+    if sep and width.strip().isdigit() and height.strip().isdigit() and int(width) > 0 and int(height) > 0:
+        return int(width), int(height)
+    raise pytest.UsageError(f"--trailblaze-viewport expects WIDTHxHEIGHT like 1280x800, got {text!r}")
+
+
+def milliseconds(text: Any, option: str, default: int = 0) -> int:
+    if text in (None, ""):
+        return default
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        raise pytest.UsageError(f"{option} expects a whole number of milliseconds, got {text!r}") from None
+    if value < 0:
+        raise pytest.UsageError(f"{option} must not be negative, got {value}")
+    return value
+
+
+def driver_name(name: str | None) -> str | None:
+    if not name:
+        return None
+    found = driver_type(name) or next((d for d in DRIVER_TYPES if d.yaml_key == name.strip().lower()), None)
+    if found is None:
+        names = ", ".join(d.name for d in DRIVER_TYPES)
+        raise pytest.UsageError(f"--trailblaze-driver: unknown driver {name!r}; known drivers: {names}")
+    return found.name
