@@ -6,8 +6,10 @@ speed-up of at least 1.6x. Each run is a fresh pytest process, so the figures in
 user waits for: start-up, collection, worker start, browser launch. As a control, the same
 actions written against Playwright by hand run in one process and in two (a browser each), so
 the plugin's speed-up can be read against what Playwright and Chromium themselves reach on the
-machine: on a 2-core VM a single stream of Chromium work already keeps about 1.6 cores busy, so
-neither reaches 1.6x there (measured 2026-11-25: plugin 1.05x, Playwright by hand 1.08x).
+machine. Trails run in Chromium's headless shell when it is installed (as Playwright runs its own);
+with the full browser in ``--headless`` mode one stream kept about 1.6 of 2 cores busy and neither
+side scaled (measured 2026-11-25: plugin 1.05x, Playwright by hand 1.08x); with the headless shell
+a stream needs about 0.8 cores.
 
 appium: 20 android trails (about 60 Appium commands each) on a pool of four devices served by
 two local Appium servers (fake driver), run with ``-n 1``, ``-n 2`` and ``-n 4`` under
@@ -48,6 +50,11 @@ REPO = Path(__file__).resolve().parent.parent
 SAMPLE_APP = REPO / "examples" / "sample-app"
 PHONE_APP = REPO / "examples" / "mobile" / "apps" / "android-phone.xml"
 TRAILS = 20
+#: What the measured runs load: this plugin and xdist, as in a project that installs just these two.
+#: The development venv also holds every plugin the test suite combines us with (pytest-playwright,
+#: allure, pytest-html, anyio/trio...); each xdist worker would import them all, which is their
+#: cost, not ours, so autoloading is off and these are named.
+PLUGINS = ("-p", "pytest_trailblaze.plugin", "-p", "xdist.plugin")
 #: CPU seconds of each run, by the run's arguments.
 CPU: dict[str, list[float]] = {}
 
@@ -65,21 +72,11 @@ def pytest_run(cwd: Path, *args: str) -> float:
     The CPU time of the run (every process below it: pytest, workers, Playwright, Chromium) is
     added to ``CPU`` under the variant's arguments, to read the wall times against.
     """
-    argv = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "trails",
-        "-q",
-        "-p",
-        "no:randomly",
-        "-p",
-        "no:cacheprovider",
-        *args,
-    ]
+    argv = [sys.executable, "-m", "pytest", *PLUGINS, "trails", "-q", "-p", "no:cacheprovider", *args]
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True)
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=env)
     seconds = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)

@@ -11,7 +11,8 @@ screen line containing TEXT (``[ref=e7]`` on web, ``[y1234]`` on mobile), read f
 request carries, which proves the screen reached the model.
 
 Moves: ``call(name, **args)``, ``raw(name, arguments_text)``, ``text(words)``, ``http(status, msg)``,
-``slow(seconds, move)``, ``first(move, then)``, ``done()`` / ``give_up(why)`` (objectiveStatus).
+``garbage(body)`` (a 200 with that body), ``slow(seconds, move)``, ``first(move, then)``,
+``done()`` / ``give_up(why)`` (objectiveStatus).
 """
 
 from __future__ import annotations
@@ -44,6 +45,11 @@ def text(words: str) -> Move:
 
 def http(status: int, message: str) -> Move:
     return {"kind": "http", "status": status, "message": message}
+
+
+def garbage(body: str) -> Move:
+    """A 200 answer whose body is ``body`` as it is (not the protocol's JSON)."""
+    return {"kind": "garbage", "body": body}
 
 
 def slow(seconds: float, move: Move) -> Move:
@@ -85,7 +91,7 @@ class ScriptedModel:
         return [json.loads(body) for body in self.bodies]
 
     # -- answering -----------------------------------------------------------------------------------
-    def answer(self, path: str, body: bytes) -> tuple[int, dict[str, Any]]:
+    def answer(self, path: str, body: bytes) -> tuple[int, Any]:
         self.bodies.append(body)
         request = json.loads(body)
         anthropic = path.endswith("/messages")
@@ -110,6 +116,8 @@ class ScriptedModel:
             move = move["move"]
         if move["kind"] == "http":
             return move["status"], {"error": {"message": move["message"], "type": "scripted"}}
+        if move["kind"] == "garbage":
+            return 200, move["body"]
         screen = _last_screen(turns, anthropic)
         reply = _anthropic_reply if anthropic else _openai_reply
         return 200, reply(_resolved(move, screen), position, request.get("model", "?"))
@@ -197,7 +205,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length", "0"))
         status, payload = self.model.answer(self.path, self.rfile.read(length))
-        body = json.dumps(payload).encode()
+        body = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")

@@ -81,14 +81,15 @@ def base_url_for(provider: str, given: str | None) -> str | None:
     return given or os.environ.get(PROVIDERS[provider][2]) or None
 
 
-def require_sdk(spec: LlmSpec) -> None:
-    """Fail early, naming the extra, when the provider's client library is not installed."""
+def require_sdk(spec: LlmSpec, where: str = "--trailblaze-llm") -> None:
+    """Fail early, naming the extra, when the provider's client library is not installed;
+    ``where`` says where the model was chosen (the option, or the workspace's trailblaze.yaml)."""
     try:
         found = importlib.util.find_spec(spec.sdk) is not None
     except (ImportError, ValueError):
         found = False
     if not found:
         raise ConfigurationError(
-            f"--trailblaze-llm {spec.name} needs the '{spec.sdk}' client library, which is not installed\n"
+            f"{where} {spec.name} needs the '{spec.sdk}' client library, which is not installed\n"
             f"  fix: {EXTRA_HINT}"
         )

@@ -156,7 +156,12 @@ class SdkProvider:
             raise ProviderError(f"cannot connect to {where}: {error_cause(exc)}") from None
         except getattr(sdk, self.base_error) as exc:
             raise ProviderError(f"unreadable reply: {error_cause(exc)}") from None
-        return self.parse_response(response)
+        except ValueError as exc:  # a 200 whose body is not JSON (a proxy's HTML page)
+            raise ProviderError(f"unreadable reply: the body is not JSON ({error_cause(exc)})") from None
+        try:
+            return self.parse_response(response)
+        except (AttributeError, TypeError, ValueError) as exc:  # JSON of another shape
+            raise ProviderError(f"unreadable reply: {type(exc).__name__}: {error_cause(exc)}") from None
 
     def close(self) -> None:
         if self._client is not None:

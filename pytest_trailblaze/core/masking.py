@@ -17,8 +17,11 @@ Three shapes of the same filter:
 from __future__ import annotations
 
 import hashlib
+import html
+import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TextIO
+from urllib.parse import quote, quote_plus
 
 MASK = "********"
 #: How pytest marks the middle it cut out of a long repr.
@@ -34,7 +37,8 @@ class Masker:
         names: dict[str, str] = {}
         for key, value in sorted((secrets or {}).items()):
             if value:
-                names.setdefault(value, key)
+                for form in written_forms(value):
+                    names.setdefault(form, key)
         self._names = names
         #: Longest first, so a secret inside another is hidden by the longer one.
         self.values = sorted(names, key=len, reverse=True)
@@ -77,6 +81,30 @@ class Masker:
         return self.text(text[:cut]), text[cut:]
 
 
+#: What URLs leave unescaped: the WHATWG query, path and fragment sets (a browser's URL, a trace's
+#: request) and Python's ``quote`` (everything escaped but ``/``, and everything but letters).
+_URL_SAFE = (
+    "!$&()*+,-./:;=?@[\\]^_`{|}~",
+    "!$&'()*+,-./:;=@[\\]^_|~",
+    "!#$&'()*+,-./:;=?@[\\]^_{|}~",
+    "/",
+    "",
+)
+
+
+def written_forms(secret: str) -> list[str]:
+    """``secret`` as written, and as JSON, URLs and HTML/XML write it (``p\\"w``, ``p%22w``,
+    ``p&quot;w``): a secret with a quote or a space reaches files and messages in those forms too."""
+    forms = [secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]]
+    forms += [quote(secret, safe=safe) for safe in _URL_SAFE] + [quote_plus(secret, safe="")]
+    forms += [
+        html.escape(secret),
+        html.escape(secret, quote=False),
+        html.escape(secret).replace("&#x27;", "&#39;"),
+    ]
+    return list(dict.fromkeys(forms))
+
+
 def name_token(key: str) -> str:
     """What stands for the secret named ``key`` inside a name: stable, and free of its value."""
     return "secret-" + hashlib.sha256(f"trailblaze-secret:{key}".encode()).hexdigest()[:8]
@@ -117,7 +145,7 @@ def mask_with(secrets: Iterable[str], value: Any) -> Any:
     Occurrences are found in the original text and overlapping ones merged, so a secret inside
     another, or two secrets sharing characters, are hidden completely whatever their order.
     """
-    unique = sorted({s for s in secrets if s}, key=len, reverse=True)
+    unique = sorted({form for s in secrets if s for form in written_forms(s)}, key=len, reverse=True)
     if not unique:
         return value
     return _mask(unique, value)

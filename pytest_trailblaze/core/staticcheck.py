@@ -158,6 +158,8 @@ def check_arguments(tool: Tool, args: Mapping[str, Any]) -> tuple[list[ArgumentI
         found, validated = issues_of(tool, args, exc), None
     else:
         found = []
+    named = {i.path for i in found if i.kind != "value"}  # an unknown argument is that, whatever its value
+    own = [i for i in own if not any(i.path[: len(n)] == n for n in named)]
     said = {issue.path for issue in own}
     return own + [i for i in found if i.path not in said and not runtime_only(i)], validated
 

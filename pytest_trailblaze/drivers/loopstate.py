@@ -78,3 +78,34 @@ class PlaywrightLoop:
             if now is None or now is self.loop or now.is_closed():
                 alive = previous is not None and not previous.is_closed()
                 asyncio._set_running_loop(previous if alive else None)
+
+
+class ForeignLoop:
+    """Another library's Playwright loop (pytest-playwright's) that started in a block of ours.
+
+    Its start marks its loop on the thread, where the mark would stay for every test after it.
+    ``parked()`` takes that mark off again as the block ends, and ``resume()`` puts it back before
+    the owner's own code runs (its next sync call and its teardown need it), as if it never left.
+    """
+
+    def __init__(self) -> None:
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    @contextmanager
+    def parked(self) -> Iterator[None]:
+        """A block that may start the other Playwright leaves the thread's mark as it found it."""
+        previous = asyncio._get_running_loop()
+        try:
+            yield
+        finally:
+            now = asyncio._get_running_loop()
+            if now is not None and now is not previous and not now.is_closed():
+                self.loop = now
+                alive = previous is not None and not previous.is_closed()
+                asyncio._set_running_loop(previous if alive else None)
+
+    def resume(self) -> None:
+        """Mark the parked loop again (once), for its owner's next call; nothing when none is parked."""
+        loop, self.loop = self.loop, None
+        if loop is not None and not loop.is_closed():
+            asyncio._set_running_loop(loop)

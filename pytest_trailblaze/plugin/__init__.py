@@ -17,6 +17,7 @@ from . import (
     evidence_options,
     fixtures,
     hookspecs,
+    playwright_compat,
     recordings,
     reporting,
     signals,
@@ -50,6 +51,7 @@ def pytest_configure(config: pytest.Config) -> None:
     plugins["evidence"] = evidence
     plugins["recordings"] = recordings
     plugins["devices"] = devices
+    plugins["playwright-compat"] = playwright_compat
     for name, module in plugins.items():
         if not config.pluginmanager.is_registered(module):
             config.pluginmanager.register(module, f"trailblaze-{name}")

@@ -184,8 +184,9 @@ class BuiltinAgent:
         model = workspace_model(getattr(item, "workspace", None))
         if model is None:
             return None
-        spec = spec_of(self.settings, model, "trailblaze.yaml llm.defaults.model")
-        require_sdk(spec)
+        where = "trailblaze.yaml llm.defaults.model"
+        spec = spec_of(self.settings, model, where)
+        require_sdk(spec, where)
         return spec
 
     @pytest.hookimpl(tryfirst=True)
@@ -411,9 +412,10 @@ class AgentReports:
             return
         props = report.user_properties
         for key, value in props:
-            if key == "outcome" and value == "passed-with-self-heal":
-                steps = next((str(v) for k, v in props if k == "healed_steps"), "")
-                self.healed.append((report.nodeid, steps))
+            if key == "healed_steps":  # also when a later step failed: the recording is still stale
+                failed = any(k == "outcome" and v == "failed" for k, v in props)
+                later = " (then the trail failed)" if failed else ""
+                self.healed.append((report.nodeid, f"{value}{later}"))
             elif key == "recording_saved":
                 self.saved.append(str(value))
             elif key == "recording_note":

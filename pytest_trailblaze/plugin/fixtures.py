@@ -59,7 +59,8 @@ def trailblaze_browser_options(
 
 @pytest.fixture(scope="session")
 def trailblaze_browser_context_args() -> Mapping[str, Any]:
-    """Extra keyword arguments for ``browser.new_context()`` (locale, permissions, ...)."""
+    """Extra keyword arguments for ``browser.new_context()`` (locale, permissions, ...); they win
+    over pytest-playwright's ``browser_context_args`` where that applies (``playwright_compat``)."""
     return {}
 
 
@@ -183,15 +184,23 @@ def _web_driver(request: pytest.FixtureRequest) -> Iterator[Any]:
         if driver is None:
             driver = _handed_driver(request, host.options)
         if driver is None:
-            driver = host.new_driver(context_args=request.getfixturevalue("trailblaze_browser_context_args"))
+            driver = host.new_driver(context_args=_context_args(request))
         try:
             yield driver
         finally:
             driver.close()
 
 
+def _context_args(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """A fresh context's arguments: pytest-playwright's ``browser_context_args`` (when it applies),
+    then ``trailblaze_browser_context_args``."""
+    theirs = request.getfixturevalue("_trailblaze_playwright_context_args")
+    return {**theirs, **request.getfixturevalue("trailblaze_browser_context_args")}
+
+
 def _handed_driver(request: pytest.FixtureRequest, options: BrowserOptions) -> WebDriver | None:
     """A driver over the context ``trailblaze_browser_context`` hands in, if it hands one."""
+    playwright_compat.resume_theirs(request.config)  # a handed context may be pytest-playwright's
     context = request.getfixturevalue("trailblaze_browser_context")
     if context is None:
         return None

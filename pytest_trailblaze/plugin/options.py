@@ -113,7 +113,8 @@ def add_options(parser: pytest.Parser) -> None:
         "browser-path",
         "trailblaze_browser_path",
         metavar="PATH",
-        help="browser executable; default: Playwright's own, else the system Chromium (/usr/bin/chromium)",
+        help="browser executable; default: Playwright's own, else the system Chromium "
+        "(headless: chromium-headless-shell when installed)",
     )
     option(
         "browser-launch-timeout",

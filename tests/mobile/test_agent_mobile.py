@@ -7,6 +7,7 @@ official OpenAI SDK. Effects are read back from the fake driver with plain clien
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 from collections.abc import Iterator
@@ -70,6 +71,26 @@ def test_a_step_is_done_on_the_device_and_recorded_with_selectors(
     with device.probe.watch() as again:
         device.run("tapOnElementBySelector", nodeSelector=submit)
     assert again.clicked == {"submit": 1}
+
+
+def test_a_vision_model_gets_the_devices_screenshot(device: Device, model: ScriptedModel) -> None:
+    device.ctx.registry.register_all(TOOLS)
+    model.script["Look at the screen"] = [done()]
+    trail = parse_trail("trail:\n  - step: Look at the screen\n", "t.trail.yaml")
+    step = plan_trail(trail, device.ctx.device.chain()).steps[0]
+    spec = LlmSpec("openai", "scripted-1", model.openai_url, 10, retries=0, screenshots=True)
+    provider = make_provider(spec)
+    try:
+        AgentLoop(provider, screenshots=True).run(step, device.ctx)
+    finally:
+        provider.close()
+    content = model.requests()[0]["messages"][-1]["content"]
+    assert content[0]["text"].startswith("Current screen:")
+    url = content[1]["image_url"]["url"]
+    assert url.startswith("data:image/png;base64,")
+    png = base64.b64decode(url.split(",", 1)[1])
+    assert png.startswith(b"\x89PNG")
+    assert png == (device.ctx.artifacts_dir / "agent-step1-01.png").read_bytes()  # kept as evidence
 
 
 # -- two platforms of one trail, written by two xdist workers ------------------------------------------

@@ -157,8 +157,10 @@ def test_a_stale_recording_heals_and_the_file_gets_the_new_one(
         tb.APP_MEMORY,
         *llm(model, "--trailblaze-self-heal", "--trailblaze-save-recordings"),
         "--junitxml=report.xml",
+        "-v",
     )
     healed.assert_outcomes(passed=1, skipped=2)
+    healed.stdout.re_match_lines([r"    step 2/3 Click increment … ✓ \d+\.\d\d s \(self-healed\)$"])
     case = props(pytester)["agent/stale[web]"]
     assert case["outcome"] == "passed-with-self-heal" and case["healed_steps"] == "step 2 of 3"
     healed.stdout.fnmatch_lines(
@@ -200,8 +202,11 @@ def test_ai_only_ignores_recordings(pytester: pytest.Pytester, tb, model: Script
     tb.write(pytester.path, "trails/stale.trail.yaml", STALE)
     model.script["Open the counter"] = [call("web_navigate", url="{{app}}/index.html#counter"), done()]
     model.script["The counter shows 1"] = [call("web_verifyValue", ref="{ref:Current value}", expected="1")]
-    result = pytester.runpytest(tb.APP_MEMORY, *llm(model, "--trailblaze-ai-only"), "--junitxml=report.xml")
+    result = pytester.runpytest(
+        tb.APP_MEMORY, *llm(model, "--trailblaze-ai-only"), "--junitxml=report.xml", "-v"
+    )
     result.assert_outcomes(passed=1, skipped=2)
+    result.stdout.re_match_lines([r"    step 1/3 Open the counter \[agent\] … ✓ \d+\.\d\d s$"])
     assert len(model.bodies) == 5
     assert props(pytester)["agent/stale[web]"]["outcome"] == "passed-ai"
 

@@ -189,10 +189,13 @@ def test_screenshot_off_keeps_no_picture_of_a_failure(pytester: pytest.Pytester,
 def test_under_xdist_the_controller_writes_one_summary_with_every_trail(
     pytester: pytest.Pytester, tb, trails: Path
 ) -> None:
-    result = _run(pytester, tb, "-n", "2", "-v", "--trailblaze-report=report.html")
+    result = _run(pytester, tb, "-n", "2", "-v", "-rA", "--trailblaze-report=report.html")
 
     result.assert_outcomes(passed=1, failed=1)
     assert " … ✓" not in result.stdout.str()  # workers' steps are not printed in the controller's output
+    # ...but their step tables reach the controller's -rA sections
+    result.stdout.re_match_lines([r".*Captured trailblaze steps call.*", r"step 3/3 +Never runs +not run$"])
+    result.stdout.re_match_lines([r"step 2/2 +The counter shows 2 +passed +\d+\.\d\d s$"])
     summary = json.loads((pytester.path / "trailblaze-output" / "summary.json").read_text())
     assert summary["totals"] == {"failed": 1, "passed": 1}
     workers = {r["worker"] for r in _records(pytester.path).values()}

@@ -121,6 +121,108 @@ trail:
     assert used["browser"] == "chromium" and used["headed"] is False
 
 
+#: A page that shows what the browser context tells it: user agent, language, viewport width.
+CONTEXT_PAGE = (
+    "data:text/html,<p id=ua></p><script>ua.textContent="
+    "[navigator.userAgent, navigator.language, innerWidth].join(' | ')</script>"
+)
+CONTEXT_TRAIL = f"""
+trail:
+  - step: Read what the context says
+    recording:
+      web:
+        - web_navigate: {{ url: "{CONTEXT_PAGE}" }}
+        - web_verifyTextVisible: {{ text: "{{{{expected}}}}" }}
+"""
+ASYNC_TEST = """
+import asyncio
+
+async def test_async_after_a_trail():
+    assert await asyncio.sleep(0, result="ran") == "ran"
+"""
+CONTEXT_OVERRIDE = """
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    return {**browser_context_args, "user_agent": "ContextAgent/9", "locale": "de-DE"}
+"""
+AGENT_PAGE_TEST = """
+def test_page(page):
+    page.goto("data:text/html,<p>x</p>")
+    assert page.evaluate("navigator.userAgent") == "ContextAgent/9"
+"""
+
+
+def test_a_browser_context_args_override_applies_to_trails_and_leaves_no_loop_behind(
+    pytester: pytest.Pytester, tb
+) -> None:
+    """The user's ``browser_context_args`` reaches the trail's context; reading it starts
+    pytest-playwright's Playwright, whose loop must not stay marked for the async test that comes
+    next; the page test after that still runs on it."""
+    (pytester.path / "conftest.py").write_text(PAGES_CONFTEST + CONTEXT_OVERRIDE)
+    tb.write(pytester.path, "a_trails/context.trail.yaml", CONTEXT_TRAIL)
+    tb.write(pytester.path, "b_async/test_async.py", ASYNC_TEST)
+    tb.write(pytester.path, "c_pages/test_page.py", AGENT_PAGE_TEST)
+    tb.write(pytester.path, "d_async/test_async_last.py", ASYNC_TEST.replace("after_a", "after_the"))
+
+    result = pytester.runpytest_subprocess(
+        *PLAIN, "-o", "asyncio_mode=auto", "--trailblaze-memory=expected=ContextAgent/9 | de-DE | 1280", "-v"
+    )
+
+    # the last async test runs after a page test: pytest-playwright leaves its loop marked then
+    # (its design, README); everything before it passes
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "a_trails/context.trail.yaml::*context?web? PASSED*",
+            "b_async/test_async.py::test_async_after_a_trail PASSED*",
+            "c_pages/test_page.py::test_page*PASSED*",
+            "d_async/test_async_last.py::test_async_after_the_trail FAILED*",
+        ]
+    )
+
+
+def test_pytest_playwrights_device_option_reaches_the_trails(pytester: pytest.Pytester, tb) -> None:
+    """``--device`` (no override of any fixture): the trail's context emulates that device (its
+    user agent names it)."""
+    tb.write(pytester.path, "trails/context.trail.yaml", CONTEXT_TRAIL)
+    tb.write(pytester.path, "z_async/test_async.py", ASYNC_TEST)  # after the trail
+
+    result = pytester.runpytest_subprocess(
+        *PLAIN, "-o", "asyncio_mode=auto", "--device", "Pixel 5", "--trailblaze-memory=expected=Pixel 5"
+    )
+
+    result.assert_outcomes(passed=2)
+
+
+OPTIONS_TEST = """
+import dataclasses, json, pathlib
+
+def test_options(trailblaze_browser_options, pytestconfig):
+    used = dataclasses.asdict(trailblaze_browser_options)
+    pathlib.Path(str(pytestconfig.rootpath), "options.json").write_text(json.dumps(used, default=str))
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "browser", "headed"),
+    [
+        (["--browser", "firefox", "--headed"], "firefox", True),
+        (["--browser", "firefox", "--trailblaze-browser", "webkit"], "webkit", False),
+        ([], "chromium", False),
+    ],
+)
+def test_pytest_playwrights_browser_and_headed_options_choose_the_trails_browser(
+    pytester: pytest.Pytester, tb, args: list[str], browser: str, headed: bool
+) -> None:
+    """The launch settings trails get, read without starting a browser (none but Chromium here)."""
+    tb.write(pytester.path, "test_options.py", OPTIONS_TEST)
+
+    pytester.runpytest_subprocess(*PLAIN, *args).assert_outcomes(passed=1)
+
+    used = json.loads((pytester.path / "options.json").read_text())
+    assert (used["browser"], used["headed"]) == (browser, headed)
+
+
 def test_pytest_playwrights_browser_channel_reaches_the_trails(pytester: pytest.Pytester, tb) -> None:
     """A channel is a choice of browser: the trails ask for it too (no Google Chrome here)."""
     tb.write(pytester.path, "trails/one.trail.yaml", TRAIL.format(name="one"))

@@ -29,10 +29,11 @@ import sys
 import uuid
 import zipfile
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
-from pytest_trailblaze.core.masking import name_token
+from pytest_trailblaze.core.masking import name_token, written_forms
 
 #: Distinctive, and unchanged by JSON, XML, shell or slug escaping: a plain byte search finds any copy.
 SECRET = f"Qx7sweep{uuid.uuid4().hex[:10]}SECRET"
@@ -295,3 +296,43 @@ def test_a_secret_named_by_its_environment_variable_masks_what_reads_it(pytester
     assert "--trailblaze-secret SWEEP_UNSET_NAME: no environment variable SWEEP_UNSET_NAME is set" in (
         missing.stderr.str()
     )
+
+
+#: A password as people pick them: a quote, a space, ``<`` and ``&`` (each escaped by JSON, URLs or HTML).
+SPECIAL = f'Qx7"sw <{uuid.uuid4().hex[:6]}>&p\\'
+SPELLINGS = written_forms(SPECIAL)
+ESCAPED_TRAIL = """
+config: { id: sweep/escaped }
+trail:
+  - step: Open the form with the password in the address, then fail quoting it
+    recording:
+      web:
+        - web_navigate: { url: "{{app}}/index.html?pw={{password}}#form" }
+        - web_type: { ref: "css=#name-input", text: "{{password}}" }
+        - web_evaluate: { script: "throw new Error('refused ' + location.href)" }
+"""
+
+
+def test_a_secret_is_masked_however_it_is_escaped(pytester: pytest.Pytester, tb) -> None:
+    """The browser percent-encodes the password in its URL, the trace writes it JSON-escaped, the
+    report HTML-escaped: none of those spellings may leave the run either."""
+    tb.write(pytester.path, "trails/escaped.trail.yaml", ESCAPED_TRAIL)
+    result = pytester.runpytest_subprocess(
+        tb.APP_MEMORY, f"--trailblaze-secret=password={SPECIAL}", "-p", "no:randomly", "-rA",
+        "--junitxml=junit.xml", "--trailblaze-report=report.html", "--trailblaze-tracing=on", timeout=180,
+    )  # fmt: skip
+
+    result.assert_outcomes(failed=1)
+    assert "index.html?pw=********#form" in result.stdout.str()
+    assert "%22sw%20%3C" in quote(SPECIAL, safe="")  # the escaped spellings are really different
+    leaks = []
+    for folder, _, files in os.walk(pytester.path):
+        for name in files:
+            path = Path(folder, name)
+            chunks = [path.read_bytes()]
+            if name.endswith(".zip"):
+                with zipfile.ZipFile(path) as archive:
+                    chunks += [archive.read(member) for member in archive.namelist()]
+            leaks += [f"{path}: {form}" for form in SPELLINGS for c in chunks if form.encode() in c]
+    leaks += [f"output: {form}" for form in SPELLINGS if form in result.stdout.str() + result.stderr.str()]
+    assert leaks == []

@@ -8,6 +8,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from pytest_trailblaze.core.arguments import dotted, is_finite, non_finite, schema_issues
+from pytest_trailblaze.core.staticcheck import check_arguments
+from pytest_trailblaze.tools import builtin_tools
 from pytest_trailblaze.workspace.tools import finite_number
 
 ENTITIES = {
@@ -78,3 +80,17 @@ def test_a_yaml_tool_number_keeps_ints_and_reads_text(given: object, expected: o
 def test_a_yaml_tool_number_refuses_nan_infinity_and_non_numbers(bad: object) -> None:
     with pytest.raises(ValueError, match="finite number"):
         finite_number(bad)
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, [1, math.nan]])
+def test_an_unknown_argument_is_named_as_unknown_whatever_its_value(bad: object) -> None:
+    """``wait: {seconds: .nan}`` is a misspelt argument first: "must be finite" would hide that."""
+    wait = next(t for t in builtin_tools() if t.descriptor.name == "wait")
+
+    issues, _ = check_arguments(wait, {"seconds": bad})
+    assert [(i.path, i.kind) for i in issues] == [(("seconds",), "unknown")]
+
+    issues, _ = check_arguments(wait, {"timeToWaitInSeconds": math.nan})
+    assert [i.message for i in issues] == [
+        "argument 'timeToWaitInSeconds': must be a finite number (NaN and infinity are not allowed) (got nan)"
+    ]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
+from typing import ClassVar
 
 from pytest_trailblaze.core.context import DeviceInfo, ToolContext
 from pytest_trailblaze.core.errors import StepFailure
@@ -180,3 +182,31 @@ def test_a_step_the_agent_repaired_is_marked_self_healed() -> None:
     (step,) = recorder.steps
     assert (step.mode, step.outcome) == ("self-healed", "passed")
     assert end_text(step).endswith("(self-healed)")
+
+
+class _RecordingSession:
+    """An Appium session of a driver that records the screen (the fake driver cannot: see
+    tests/mobile/test_evidence_mobile.py for the refusal on the real server)."""
+
+    capabilities: ClassVar[dict[str, str]] = {"appium:automationName": "UiAutomator2"}
+    video = b"\x00\x00\x00\x18ftypmp42 a screen recording"
+
+    def start_recording_screen(self) -> None:
+        self.started = True
+
+    def stop_recording_screen(self) -> str:
+        return base64.b64encode(self.video).decode()
+
+
+def test_a_driver_that_records_the_screen_leaves_video_mp4(tmp_path: Path) -> None:
+    from pytest_trailblaze.drivers.appium_recording import ScreenRecording
+
+    recording = ScreenRecording()
+    recording.session, recording.platform = _RecordingSession(), "android"
+    assert recording.start_recording(video=True, tracing=True) == []
+    assert recording.stop_recording(tmp_path / "kept") == [tmp_path / "kept" / "video.mp4"]
+    assert (tmp_path / "kept" / "video.mp4").read_bytes() == _RecordingSession.video
+
+    assert recording.start_recording(video=True, tracing=False) == []
+    assert recording.stop_recording(None) == []  # retain-on-failure of a passing trail: dropped
+    assert recording.stop_recording(tmp_path) == [] and not (tmp_path / "video.mp4").exists()

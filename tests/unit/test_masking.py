@@ -61,3 +61,32 @@ def test_memory_masks_with_the_same_filter() -> None:
     assert memory.masker.name("shot-hunter2") == f"shot-{name_token('password')}"
     assert not Masker()
     assert Masker().text("hunter2") == "hunter2"
+
+
+def test_a_secret_is_masked_in_the_forms_json_urls_and_html_write_it() -> None:
+    """A password with a quote, a space or a ``<`` reaches a trace (JSON), a failure message (the
+    browser's URL) or a report (HTML) escaped: each of those spellings is the secret too."""
+    secret = 'Pa<s&s"w d/Q9\\'
+    masker = Masker({"token": secret})
+    written = {
+        "json": 'Pa<s&s\\"w d/Q9\\\\',
+        "browser query": "Pa%3Cs&s%22w%20d/Q9\\",
+        "python quote": "Pa%3Cs%26s%22w%20d/Q9%5C",
+        "form": "Pa%3Cs%26s%22w+d%2FQ9%5C",
+        "html": "Pa&lt;s&amp;s&quot;w d/Q9\\",
+        "html text": 'Pa&lt;s&amp;s"w d/Q9\\',
+    }
+    for how, form in written.items():
+        assert masker.text(f"at ?t={form}#x") == f"at ?t={MASK}#x", how
+        assert masker.name(f"id-{form}") == f"id-{name_token('token')}", how
+    other = Masker({"k": "a?b'c d"})
+    for form in ("a%3Fb'c%20d", "a?b%27c%20d", "a?b'c%20d"):  # a browser's path, query, fragment
+        assert other.text(form) == MASK, form
+    assert Memory().mask(secret) == secret
+    memory = Memory()
+    memory.seed({"token": secret}, secret=True)
+    assert memory.mask(f'{{"typed": "{written["json"]}"}}') == f'{{"typed": "{MASK}"}}'
+
+
+def test_a_plain_secret_has_one_form() -> None:
+    assert Masker({"password": "hunter2"}).values == ["hunter2"]

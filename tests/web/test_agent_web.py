@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from llm_server import ScriptedModel, call, done, give_up, http, raw, serve, slow, text
+from llm_server import ScriptedModel, call, done, garbage, give_up, http, raw, serve, slow, text
 
 from pytest_trailblaze.agent import AgentLoop, LlmSpec, StepRun, make_provider
 from pytest_trailblaze.agent.recording import recorded_step
@@ -216,6 +216,41 @@ def test_a_tool_failure_goes_back_to_the_model(
     assert [name for name, _ in recorded_step(run, agent_ctx.tool_log, agent_ctx.registry)] == ["web_click"]
 
 
+def test_a_recording_keeps_top_level_calls_and_what_a_wrapper_did(
+    agent: Agent, open_app: Any, agent_ctx: ToolContext
+) -> None:
+    """A recordable tool is recorded as itself (not the calls it made); a non-recordable wrapper
+    as the recordable calls it made (U§4.1, U§7.3)."""
+    from pytest_trailblaze import tool
+
+    @tool(platforms=("web",))
+    def counter_incrementTwice(ctx: Any) -> str:
+        """Press Increment twice."""
+        for _ in range(2):
+            ctx.run("web_click", {"ref": "css=#increment-btn"})
+        return "pressed twice"
+
+    @tool(platforms=("web",), is_recordable=False)
+    def counter_pressReset(ctx: Any) -> str:
+        """Press Reset."""
+        return ctx.run("web_click", {"ref": "css=#reset-btn"}).message
+
+    agent_ctx.registry.register_all((counter_incrementTwice, counter_pressReset))
+    page = open_app("index.html#counter")
+    page.locator("#increment-btn").click()
+    run = agent(
+        "Reset, then add two",
+        call("counter_pressReset"),
+        call("counter_incrementTwice"),
+        done(),
+    )
+    assert counter(page) == "2"
+    assert recorded_step(run, agent_ctx.tool_log, agent_ctx.registry) == [
+        ("web_click", {"ref": "css=#reset-btn"}),
+        ("counter_incrementTwice", {}),
+    ]
+
+
 def test_a_verify_step_gets_verification_tools_only_and_ends_when_one_holds(
     agent: Agent, open_app: Any, model: ScriptedModel, agent_ctx: ToolContext
 ) -> None:
@@ -323,6 +358,46 @@ def test_a_malformed_tool_call_fails_the_step(agent: Agent, open_app: Any) -> No
     open_app("index.html#counter")
     message = failure(agent, "Click it", raw("web_click", '{"ref": "e11"'))
     assert "cause: malformed tool call: the arguments of 'web_click' are not JSON" in message
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize(
+    ("body", "cause"),
+    [
+        ("<html>502 Bad Gateway</html>", "cause: unreadable reply: the body is not JSON"),
+        (  # a reply of both protocols' shape, but token counts that are not numbers
+            '{"choices": [{"message": {"role": "assistant", "content": "hm"}}],'
+            ' "content": [{"type": "text", "text": "hm"}],'
+            ' "usage": {"prompt_tokens": "many", "input_tokens": "many"}}',
+            "cause: unreadable reply: ValueError: invalid literal for int()",
+        ),
+    ],
+)
+def test_an_unreadable_reply_fails_the_step(
+    agent: Agent, open_app: Any, provider: str, body: str, cause: str
+) -> None:
+    open_app("index.html#counter")
+    message = failure(agent, "Click it", garbage(body), provider=provider)
+    assert cause in message and "after: 1 LLM call, 0 tool calls" in message
+
+
+def test_a_call_the_registry_rejects_goes_back_to_the_model(
+    agent: Agent, open_app: Any, model: ScriptedModel, agent_ctx: ToolContext
+) -> None:
+    page = open_app("index.html#form")
+    run = agent(
+        "Type ada as the name",
+        call("web_type", ref='{ref:textbox "Name"}'),  # no `text`: the registry's validation says so
+        call("web_type", ref='{ref:textbox "Name"}', text="ada"),
+        done(),
+    )
+    assert page.locator("#name-input").input_value() == "ada"
+    result = model.requests()[1]["messages"][3]
+    assert result["role"] == "tool" and result["content"].startswith("error: ")
+    assert "text" in result["content"]  # names the missing argument
+    ok = [(c.name, c.ok) for c in run.calls]
+    assert ok == [("web_type", False), ("web_type", True), ("objectiveStatus", True)]
+    assert [n for n, _ in recorded_step(run, agent_ctx.tool_log, agent_ctx.registry)] == ["web_type"]
 
 
 def test_an_unknown_tool_fails_the_step(agent: Agent, open_app: Any) -> None:

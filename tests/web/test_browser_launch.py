@@ -159,3 +159,49 @@ def test_launch_timeout_from_the_ini_file(pytester: pytest.Pytester, hanging_bro
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*the browser did not start within 1.5 s"])
     assert survivors(hanging_browser) == []
+
+
+def descendants(root: int) -> list[int]:
+    """Pids of every process below ``root`` (read from /proc)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    found, todo = [], [root]
+    while todo:
+        parent = todo.pop()
+        children = [pid for pid, ppid in parents.items() if ppid == parent]
+        found += children
+        todo += children
+    return found
+
+
+def launched_executables() -> set[str]:
+    executables = set()
+    for pid in descendants(os.getpid()):
+        try:
+            executables.add(str(Path(f"/proc/{pid}/exe").readlink()))
+        except OSError:
+            continue
+    return executables
+
+
+@pytest.mark.skipif(
+    not Path("/usr/lib/chromium/chromium-headless-shell").exists(),
+    reason="Debian's chromium-headless-shell is not installed (./dev installs it)",
+)
+def test_headless_trails_run_in_chromium_headless_shell_and_headed_in_the_full_browser() -> None:
+    """Headless, the system Chromium's headless shell is what runs (as Playwright runs its own):
+    it costs about a third of the full browser's CPU per trail, which is what lets ``-n 2`` scale."""
+    host = BrowserHost(BrowserOptions())
+    try:
+        page = host.browser.new_page()
+        page.set_content("<p>hi</p>")
+        assert "/usr/lib/chromium/chromium-headless-shell" in launched_executables()
+        assert "/usr/lib/chromium/chromium" not in launched_executables()
+    finally:
+        host.close()
+    assert host.launch_kwargs()["headless"] is True

@@ -144,9 +144,13 @@ def test_without_ffmpeg_the_trail_runs_and_the_run_says_how_to_get_videos(
 
 
 def test_pytest_playwright_options_apply_where_ours_say_nothing(run, pytester: pytest.Pytester) -> None:
-    """pytest-playwright's ``--tracing`` asks trails for traces too; ``--trailblaze-tracing`` wins."""
-    run("--tracing=on", "-k", "passing").assert_outcomes(passed=1)
-    assert (_folders(pytester.path)["rec/passing"] / "trace.zip").is_file()
+    """pytest-playwright's ``--tracing``, ``--video`` and ``--screenshot`` ask trails for the same
+    evidence; ``--trailblaze-tracing`` wins."""
+    run("--tracing=on", "--video=on", "--screenshot=on", "-k", "passing").assert_outcomes(passed=1)
+    folder = _folders(pytester.path)["rec/passing"]
+    assert (folder / "trace.zip").is_file()
+    assert (folder / "video.webm").read_bytes()[:4] == b"\x1a\x45\xdf\xa3"
+    assert sorted(p.name for p in (folder / "steps").glob("*.png")) == ["step-01.png", "step-02.png"]
 
     run("--tracing=on", "--trailblaze-tracing=off", "-k", "passing").assert_outcomes(passed=1)
     assert not (_folders(pytester.path)["rec/passing"] / "trace.zip").exists()
