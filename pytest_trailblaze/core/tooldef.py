@@ -20,6 +20,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
 from .errors import ToolArgumentError, ToolError, ToolFailure
+from .offloop import run_off_thread
 from .yamlcore import YamlFloat, YamlInt, source_text
 from .yamlsource import did_you_mean
 
@@ -120,6 +121,8 @@ class PythonTool(Tool):
         values = {name: getattr(validated, name) for name in type(validated).model_fields}
         values.update(validated.model_extra or {})  # a function taking **kwargs gets the rest
         try:
+            if inspect.iscoroutinefunction(self.fn):  # its own loop: the trail's thread has Playwright's
+                return ToolResult.of(run_off_thread(self.fn(ctx, **values), f"tool {self.name}"))
             return ToolResult.of(self.fn(ctx, **values))
         except ToolError:
             raise
@@ -180,7 +183,9 @@ def tool(
     """Declare a Python function as a Trailblaze tool.
 
     The function takes the tool context first, then its parameters with type hints; the
-    docstring's first paragraph is the description unless one is given.
+    docstring's first paragraph is the description unless one is given. An ``async def`` function
+    runs on an event loop of its own (``offloop``), for async clients; it cannot drive the page,
+    whose sync API belongs to the trail's thread.
     """
 
     def decorate(fn: Callable[..., Any]) -> PythonTool:

@@ -89,18 +89,28 @@ def trail_paths(config: pytest.Config) -> Iterator[Path]:
     default: ``norecursedirs``, virtualenvs, ``--ignore`` and ``--ignore-glob``."""
     settings = config.stash[SETTINGS_KEY]
     skip = _skipper(config)
+
+    def wanted(path: Path) -> bool:
+        # A file this process may not read is none of ours here: pytest's own collection says so.
+        try:
+            return _is_trail(path, settings.patterns) and not skip(path)
+        except OSError:
+            return False
+
     for arg in config.args:
         top = Path(config.invocation_params.dir, arg.split("::", 1)[0])
-        if top.is_file():
-            if _is_trail(top, settings.patterns) and not skip(top):
+        try:
+            is_file = top.is_file()
+        except OSError:
+            continue
+        if is_file:
+            if wanted(top):
                 yield top
             continue
-        for folder, dirs, files in os.walk(top):
+        for folder, dirs, files in os.walk(top):  # unreadable folders are passed over
             here = Path(folder)
             dirs[:] = sorted(d for d in dirs if not skip(here / d, directory=True))
-            for name in sorted(files):
-                if _is_trail(here / name, settings.patterns) and not skip(here / name):
-                    yield here / name
+            yield from (here / name for name in sorted(files) if wanted(here / name))
 
 
 def _is_trail(path: Path, patterns: tuple[str, ...]) -> bool:
@@ -122,7 +132,11 @@ def _skipper(config: pytest.Config) -> Callable[..., bool]:
             return True
         if not directory:
             return False
-        venv = not in_venvs and (path / "pyvenv.cfg").is_file()
-        return venv or any(fnmatch(path.name, pattern) for pattern in norecurse)
+        if any(fnmatch(path.name, pattern) for pattern in norecurse):
+            return True
+        try:
+            return not in_venvs and (path / "pyvenv.cfg").is_file()
+        except OSError:  # a folder this process may not look into (/proc/1/fdinfo, another user's)
+            return True
 
     return skip

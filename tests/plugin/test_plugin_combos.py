@@ -237,3 +237,35 @@ def test_timeout_thread_method_ends_the_run_and_the_browser(pytester, tb, monkey
         time.sleep(0.2)
         left = _processes_with(mark)
     assert left == [], f"still running after the run ended: {left}"
+
+
+LOCKED_CONFTEST = """
+import errno
+import pathlib
+
+_is_file = pathlib.Path.is_file
+
+
+def is_file(self):
+    # A folder of another user (or /proc/1/fdinfo): looking inside it is refused.
+    if "locked" in self.parts and self.name != "locked":
+        raise PermissionError(errno.EACCES, "Permission denied", str(self))
+    return _is_file(self)
+
+
+pathlib.Path.is_file = is_file
+"""
+
+
+def test_a_folder_that_cannot_be_looked_into_does_not_stop_the_tag_pre_read(pytester, tb) -> None:
+    """``pytest /`` once stopped with an INTERNALERROR from the pre-read of trail tags
+    (``/proc/1/fdinfo/pyvenv.cfg``: permission denied); an unreadable folder is passed over."""
+    pytester.makeconftest(LOCKED_CONFTEST)
+    tb.write(pytester.path, "trails/tagged.trail.yaml", TAGGED)
+    (pytester.path / "trails" / "locked" / "deeper").mkdir(parents=True)
+    tb.write(pytester.path, "tests/test_smoke.py", SMOKE_TEST)
+
+    result = pytester.runpytest("--strict-markers", "--collect-only", "-q", "-p", "no:randomly")
+
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    result.stdout.fnmatch_lines(["*3 tests collected*"])

@@ -1,0 +1,109 @@
+"""``async def`` tools run inside web trails, where Playwright's loop holds the trail's thread.
+
+A user with an async client (an HTTP API, a database seed) writes the tool as ``async def``; it
+runs on an event loop of its own, so nothing collides with Playwright's loop marked on the main
+thread, and its failures read like any other tool's.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+CONFTEST = """
+import asyncio
+import threading
+
+from pytest_trailblaze import tool
+
+
+@tool(description="Count the sample app's counter page over a raw async HTTP request")
+async def fetch_length(ctx, path: str) -> str:
+    host, port = ctx.memory.get("server").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    writer.write(f"GET {path} HTTP/1.0\\r\\nHost: x\\r\\n\\r\\n".encode())
+    await writer.drain()
+    body = await reader.read()
+    writer.close()
+    await writer.wait_closed()
+    ctx.memory.set("status", body.split(b" ", 2)[1].decode())
+    ctx.memory.set("thread", threading.current_thread().name)
+    return f"read {len(body)} bytes"
+
+
+@tool(description="Fails the way a check does")
+async def check_async(ctx, expected: str) -> None:
+    await asyncio.sleep(0)
+    assert ctx.memory.get("status") == expected, f"status was {ctx.memory.get('status')}, not {expected}"
+
+
+def pytest_trailblaze_register_tools(registry, config):
+    registry.register(fetch_length)
+    registry.register(check_async)
+"""
+
+TRAIL = """
+config: { id: async/tools }
+trailhead:
+  step: Open the counter
+  recording:
+    web:
+      web_navigate: { url: "{{app}}/index.html#counter" }
+trail:
+  - step: Ask the server for the page
+    recording:
+      web:
+        - fetch_length: { path: /index.html }
+        - check_async: { expected: "200" }
+  - step: The page still answers after the async tool
+    recording:
+      web:
+        - web_click: { ref: "css=#increment-btn" }
+        - web_verifyValue: { ref: "css=#counter-value", expected: "1" }
+        - assertEquals: { actual: "{{thread}}", expected: "tool fetch_length" }
+  - step: Expect a missing page
+    recording:
+      web:
+        - fetch_length: { path: /missing.html }
+        - check_async: { expected: "200" }
+"""
+
+
+class Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def sample_server(tb) -> Iterator[str]:
+    """The sample app over HTTP on 127.0.0.1: ``host:port``."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(tb.SAMPLE_APP)))
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def test_async_tools_run_in_a_web_trail_and_fail_like_any_step(pytester, tb, sample_server) -> None:
+    pytester.makeconftest(CONFTEST)
+    tb.write(pytester.path, "trails/async.trail.yaml", TRAIL)
+    result = pytester.runpytest(
+        tb.APP_MEMORY, f"--trailblaze-memory=server={sample_server}", "-p", "no:randomly"
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*step 3 of 3 failed: Expect a missing page",
+            "*cause: status was 404, not 200",
+        ]
+    )
+    assert "cannot be called from a running event loop" not in result.stdout.str()

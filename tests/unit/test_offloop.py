@@ -1,0 +1,71 @@
+"""``run_off_thread``: an ``async def`` tool's coroutine on a loop of its own, from a thread whose
+loop is taken (Playwright's, during a web trail)."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+from pytest_trailblaze.core.offloop import run_off_thread
+
+
+async def double(value: int) -> tuple[int, str]:
+    await asyncio.sleep(0)
+    return value * 2, threading.current_thread().name
+
+
+async def refuse() -> None:
+    await asyncio.sleep(0)
+    raise LookupError("no such user")
+
+
+def test_the_result_comes_back_from_a_thread_of_its_own() -> None:
+    assert run_off_thread(double(21), "tool double") == (42, "tool double")
+
+
+def test_it_works_where_the_thread_already_runs_a_loop() -> None:
+    async def outer() -> tuple[int, str]:
+        refused = double(1)
+        with pytest.raises(RuntimeError, match="running event loop"):
+            asyncio.run(refused)  # what a tool saw before: the thread's loop is taken
+        refused.close()
+        return run_off_thread(double(2))
+
+    assert asyncio.run(outer())[0] == 4
+
+
+def test_the_coroutines_exception_is_raised_as_it_is() -> None:
+    with pytest.raises(LookupError, match="no such user"):
+        run_off_thread(refuse())
+
+
+def test_ctrl_c_cancels_the_coroutine_and_goes_on(tmp_path: Path) -> None:
+    """The interrupt reaches the waiting thread; the coroutine's ``finally`` runs before it ends."""
+    marker = tmp_path / "cleaned"
+    script = textwrap.dedent(
+        f"""
+        import asyncio, os, signal, threading
+        from pytest_trailblaze.core.offloop import run_off_thread
+
+        async def slow():
+            try:
+                await asyncio.sleep(60)
+            finally:
+                open({str(marker)!r}, "w").write("yes")
+
+        threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+        try:
+            run_off_thread(slow())
+        except KeyboardInterrupt:
+            print("interrupted")
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30)
+    assert done.stdout.strip() == "interrupted", done.stderr
+    assert marker.read_text() == "yes"
