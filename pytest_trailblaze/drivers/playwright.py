@@ -178,7 +178,10 @@ class WebDriver(ElementLocators, ContextRecording):
         """Run a page action, then wait as long as the page is still busy because of it.
 
         Playwright delivers the request events an action caused with its next message, so one
-        cheap round trip (``flush``) comes first; it also brings ``page.url`` up to date.
+        cheap round trip (``flush``) comes first; it also brings ``page.url`` up to date. After an
+        element click in Chromium, Playwright made that round trip itself (``Page.enable`` to the
+        page's session before the click returns): measured, a fetch the click handler started, at
+        once or in a microtask, is seen as reliably without ours (``tests/web/test_settle.py``).
         """
         started, navigations = self.network.started, self.network.navigations
         result = action()
@@ -233,8 +236,13 @@ class WebDriver(ElementLocators, ContextRecording):
         return found
 
     # -- acting on elements (U§4.8) -----------------------------------------------------------
-    def act(self, locator: Any, described: str, action: Callable[[Any, float], T]) -> T:
+    def act(
+        self, locator: Any, described: str, action: Callable[[Any, float], T], *, pointer: bool = False
+    ) -> T:
         """Run ``action(locator, timeout)`` with the attach wait folded into its first attempt.
+
+        ``pointer``: the action is an element click, after which Playwright's Chromium already made
+        the round trip to the page the settle needs (``inputActionEpilogue``), so ours is skipped.
 
         The first attempt's budget is the attach wait (10 s, or the action timeout if shorter).
         When it times out before acting: an element that never appeared is "No element found"
@@ -247,15 +255,17 @@ class WebDriver(ElementLocators, ContextRecording):
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
         first = min(ATTACH_TIMEOUT_MS, self.options.action_timeout_ms)
+        flush = not (pointer and self.options.browser == "chromium")
         try:
-            return self._guarded(lambda: self.perform(lambda: action(locator, first)), described)
+            return self._guarded(lambda: self.perform(lambda: action(locator, first), flush=flush), described)
         except PlaywrightTimeout as exc:
             if _action_done(exc):
                 self._settle(navigated=True)
                 return None  # type: ignore[return-value]
             budget = self._second_budget(locator, described, exc, first)
         try:
-            return self._guarded(lambda: self.perform(lambda: action(locator, budget)), described)
+            retry = lambda: self.perform(lambda: action(locator, budget), flush=flush)  # noqa: E731
+            return self._guarded(retry, described)
         except PlaywrightTimeout as exc:
             raise ToolFailure(_refused(described, exc, first + budget)) from None
 

@@ -109,7 +109,7 @@ def web_click(ctx: ToolContext, ref: str | None = None, nodeSelector: NodeSelect
     driver = web(ctx)
     before = driver.page.url
     locator, described = driver.locate(ref, _selector(nodeSelector))
-    driver.act(locator.first, described, lambda loc, t: loc.click(timeout=t))
+    driver.act(locator.first, described, lambda loc, t: loc.click(timeout=t), pointer=True)
     after = driver.page.url
     return f"Clicked {described}" + (f" (URL changed to {after})" if after != before else "")
 

@@ -42,6 +42,19 @@ class TestRequestsDrain:
         assert page.evaluate("window.__done") is True
         assert elapsed >= SLOW_MS / 1000
 
+    def test_click_waits_for_a_fetch_started_in_a_microtask(self, run, open_app):
+        """Seen without a round trip of ours: Playwright's click ends with one in Chromium."""
+        page = open_app("index.html#counter")
+        add_html(
+            page,
+            "<button id='later' onclick=\"window.__done = false; Promise.resolve().then(() =>"
+            " fetch('/slow?ms=" + str(SLOW_MS) + "')).then(r => r.json())"
+            ".then(j => { window.__done = j.ok; })\">Later</button>",
+        )
+        _, elapsed = timed(lambda: run("web_click", ref="css=#later"))
+        assert page.evaluate("window.__done") is True
+        assert elapsed >= SLOW_MS / 1000
+
     def test_click_waits_for_an_xhr(self, run, open_app):
         page = open_app("index.html#counter")
         add_html(
