@@ -1,7 +1,8 @@
 """Failure evidence of mobile trails on the real Appium server (fake driver): the page source XML
 and a screenshot next to the failure, and ``--trailblaze-video`` asking Appium to record the
 screen. The fake driver cannot record: the command is sent (the server's log shows it), the
-trail runs on, and the run says clearly which driver could not record and why."""
+trail runs on, and the run says clearly which driver could not record and why. A test-only driver
+that can (``tests/appium/recording-driver``) leaves its recording as ``video.mp4``."""
 
 from __future__ import annotations
 
@@ -36,11 +37,15 @@ trail:
 """
 
 
-def _run(pytester: pytest.Pytester, server: AppiumServer, *args: str) -> pytest.RunResult:
+def _run(
+    pytester: pytest.Pytester, server: AppiumServer, *args: str, automation: str = "Fake"
+) -> pytest.RunResult:
     (pytester.path / "trails").mkdir(exist_ok=True)
     (pytester.path / "trails" / "failing.trail.yaml").write_text(FAILING)
     caps = pytester.path / "caps.yaml"
-    caps.write_text(f"android:\n  platformName: Fake\n  appium:automationName: Fake\n  appium:app: {APP}\n")
+    caps.write_text(
+        f"android:\n  platformName: Fake\n  appium:automationName: {automation}\n  appium:app: {APP}\n"
+    )
     return pytester.runpytest_subprocess(
         f"--trailblaze-appium-url={server.url}",
         f"--trailblaze-appium-caps={caps}",
@@ -91,3 +96,20 @@ def test_video_on_a_driver_that_cannot_record_is_a_note_not_a_failure(
     assert not [a for a in record["artifacts"] if a["kind"] == "video"]
     result.stdout.fnmatch_lines([f"note: {note}*"])
     assert re.search(r"POST /session/[\w-]+/appium/start_recording_screen", server.log.read_text())
+
+
+def test_video_on_a_driver_that_records_keeps_the_sessions_recording(
+    pytester: pytest.Pytester, appium_server: AppiumServer
+) -> None:
+    """A driver that serves Appium's screen-recording commands (``tests/appium/recording-driver``:
+    the fake driver plus the two commands, as UiAutomator2 and XCUITest serve them): the recording
+    starts with the trail and is kept as ``video.mp4`` beside the failure."""
+    result = _run(pytester, appium_server, "--trailblaze-video=retain-on-failure", automation="RecordingFake")
+
+    result.assert_outcomes(failed=1)
+    record = _record(pytester.path)
+    assert not [n for n in record["notes"] if n.startswith("video:")], record["notes"]
+    (video,) = [a["path"] for a in record["artifacts"] if a["kind"] == "video"]
+    data = (pytester.path / record["artifacts_dir"] / video).read_bytes()
+    assert data[4:12] == b"ftypmp42"  # the MP4 the driver sent, byte for byte
+    assert re.fullmatch(rb" session [\w-]+", data[12:])
