@@ -115,8 +115,9 @@ def capture_text(ctx: Any) -> str:
     return mobile_screen_text(driver.nodes(), device.width, device.height)
 
 
-def capture_image(ctx: Any, artifact: Path | None = None) -> tuple[bytes, str] | None:
-    """A picture of the screen for a vision model, and its media type; kept as ``artifact``.
+def capture_image(ctx: Any, artifact: Path) -> tuple[bytes, str] | None:
+    """A picture of the screen for a vision model, and its media type; kept as ``artifact``
+    (a path in the trail's artifacts folder, which ``ctx.artifact`` made).
 
     A driver with ``screen_image()`` (the web driver: a JPEG at CSS pixels) hands the bytes over;
     any other driver writes its PNG ``screenshot`` to ``artifact`` and it is read back.
@@ -124,11 +125,8 @@ def capture_image(ctx: Any, artifact: Path | None = None) -> tuple[bytes, str] |
     driver = ctx.driver
     if hasattr(driver, "screen_image"):
         data, media_type = driver.screen_image()
-        if artifact is not None:
-            artifact = artifact.with_suffix(".jpg" if media_type == "image/jpeg" else artifact.suffix)
-            artifact.parent.mkdir(parents=True, exist_ok=True)
-            artifact.write_bytes(data)
+        artifact.with_suffix(".jpg" if media_type == "image/jpeg" else artifact.suffix).write_bytes(data)
         return data, media_type
-    if artifact is None or not hasattr(driver, "screenshot"):
+    if not hasattr(driver, "screenshot"):
         return None
     return driver.screenshot(artifact).read_bytes(), "image/png"

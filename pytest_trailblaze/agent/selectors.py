@@ -39,15 +39,10 @@ def web_node_selector(driver: Any, ref: str) -> dict[str, Any] | None:
     from playwright.sync_api import Error
 
     try:
-        numbered = aria.number_elements(driver.hierarchy(), driver.page.aria_snapshot(mode="ai"))
-        found = numbered.get(aria.element_id(ref) or "")
+        found = driver.numbered_elements().get(aria.element_id(ref) or "")
         if found is None:
             return None
-        if found.aria_ref:
-            target = driver.page.locator(f"aria-ref={found.aria_ref}")
-        else:
-            target = driver.locate(ref, None)[0]
-        return _first_finding(driver, target, found)
+        return _first_finding(driver, driver.locator_of(found), found)
     except (Error, ToolError):  # gone or unresolvable: the tool call itself will say why
         return None
 

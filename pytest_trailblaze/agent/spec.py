@@ -59,21 +59,32 @@ class LlmSpec:
 
 def parse_model(text: str, where: str) -> tuple[str, str]:
     """``openai/gpt-4.1`` -> (``openai``, ``gpt-4.1``); the model part may hold more slashes."""
+    problem = model_problem(text)
+    if problem is not None:
+        what, why, fix = problem
+        raise ConfigurationError(f"{where}: {what}" + (f"\n  why: {why}" if why else "") + f"\n  fix: {fix}")
+    provider, _, model = text.strip().partition("/")
+    return provider.strip().lower(), model.strip()
+
+
+def model_problem(text: str) -> tuple[str, str, str] | None:
+    """What is wrong with a ``PROVIDER/MODEL`` text (what, why, fix), or None when it is usable."""
     provider, sep, model = text.strip().partition("/")
     provider = provider.strip().lower()
     if not sep or not model.strip() or not provider:
-        raise ConfigurationError(
-            f"{where}: expected PROVIDER/MODEL, got {text!r}\n"
-            f"  fix: write e.g. openai/gpt-4.1 or anthropic/claude-sonnet-4-5 "
-            f"(openai/<model> also serves Ollama and other OpenAI-compatible servers)"
+        return (
+            f"expected PROVIDER/MODEL, got {text!r}",
+            "",
+            "write e.g. openai/gpt-4.1 or anthropic/claude-sonnet-4-5 "
+            "(openai/<model> also serves Ollama and other OpenAI-compatible servers)",
         )
     if provider not in PROVIDERS:
-        raise ConfigurationError(
-            f"{where}: unknown LLM provider {provider!r} in {text!r}\n"
-            f"  why: supported providers are {', '.join(PROVIDERS)}\n"
-            f"  fix: use openai/<model> with --trailblaze-llm-base-url for any OpenAI-compatible server"
+        return (
+            f"unknown LLM provider {provider!r} in {text!r}",
+            f"supported providers are {', '.join(PROVIDERS)}",
+            "use openai/<model> with --trailblaze-llm-base-url for any OpenAI-compatible server",
         )
-    return provider, model.strip()
+    return None
 
 
 def base_url_for(provider: str, given: str | None) -> str | None:

@@ -35,6 +35,8 @@ class Masker:
 
     def __init__(self, secrets: Mapping[str, str] | None = None) -> None:
         names: dict[str, str] = {}
+        #: The secrets as given, before ``written_forms`` (for filters that add forms of their own).
+        self.secrets = [value for _, value in sorted((secrets or {}).items()) if value]
         for key, value in sorted((secrets or {}).items()):
             if value:
                 for form in written_forms(value):
@@ -145,10 +147,7 @@ def mask_with(secrets: Iterable[str], value: Any) -> Any:
     Occurrences are found in the original text and overlapping ones merged, so a secret inside
     another, or two secrets sharing characters, are hidden completely whatever their order.
     """
-    unique = sorted({form for s in secrets if s for form in written_forms(s)}, key=len, reverse=True)
-    if not unique:
-        return value
-    return _mask(unique, value)
+    return Masker({str(n): secret for n, secret in enumerate(secrets)}).value(value)
 
 
 def _mask(secrets: list[str], value: Any) -> Any:

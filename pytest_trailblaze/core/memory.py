@@ -35,6 +35,8 @@ class Memory:
         self._args: dict[str, Any] = {}
         self._blank_unknown = blank_unknown
         self.unresolved: set[str] = set()
+        #: The filter of the secrets as they are now; built on first use, dropped when one changes.
+        self._masker: Masker | None = None
 
     # -- values -------------------------------------------------------------------------------
     def set(self, key: str, value: Any, *, secret: bool = False) -> None:
@@ -42,12 +44,16 @@ class Memory:
         self._values[key] = value if isinstance(value, str) else _as_text(value)
         if secret:
             self._secret_keys.add(key)
+        if key in self._secret_keys:
+            self._masker = None
 
     def get(self, key: str, default: str | None = None) -> str | None:
         return self._values.get(key, default)
 
     def delete(self, key: str) -> None:
         self._values.pop(key, None)
+        if key in self._secret_keys:
+            self._masker = None
 
     def __contains__(self, key: object) -> bool:
         return key in self._values
@@ -172,8 +178,11 @@ class Memory:
     # -- masking ------------------------------------------------------------------------------
     @property
     def masker(self) -> Masker:
-        """The masking filter of this memory's secrets (see ``masking``)."""
-        return Masker({k: self._values[k] for k in self._secret_keys if k in self._values})
+        """The masking filter of this memory's secrets (see ``masking``), kept until a secret changes:
+        each secret stands for a dozen written forms, and every tool call masks several values."""
+        if self._masker is None:
+            self._masker = Masker({k: self._values[k] for k in self._secret_keys if k in self._values})
+        return self._masker
 
     def secret_values(self) -> list[str]:
         """Secret values, longest first so overlapping secrets mask completely."""

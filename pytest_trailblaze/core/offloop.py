@@ -1,57 +1,87 @@
-"""Running an ``async def`` tool while the trail's thread cannot host an event loop.
+"""Awaiting coroutines from the trail's thread, which cannot host an event loop of its own.
 
 During a web trail the main thread carries Playwright's loop, marked as running (see
-``drivers/loopstate.py``), so ``asyncio.run`` there fails. An ``async def`` tool (an HTTP client, a
-database seed, anything with an async API) gets an event loop of its own on a short-lived thread
-instead; the trail's thread waits for it. Ctrl-C while waiting cancels the coroutine (its
-``finally`` blocks and ``async with`` exits run), then the interrupt goes on as usual.
+``drivers/loopstate.py``), so ``asyncio.run`` there fails. Async work runs in an event loop on
+another thread instead and the trail's thread waits for it: the MCP servers' loop
+(``mcp/server.py``), and for ``async def`` tools (an HTTP API, a database seed) the loop of
+``ASYNC_TOOLS``, started on first use and kept for the process, so an async client a tool keeps
+between calls stays on the loop it was made on.
 """
 
 from __future__ import annotations
 
+import _thread
 import asyncio
-import contextlib
 import threading
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
-#: How long a cancelled coroutine may take to unwind after Ctrl-C before the interrupt goes on.
+#: How long a cancelled ``async def`` tool may take to unwind after Ctrl-C before the interrupt goes on.
 CANCEL_GRACE_S = 5.0
 
 
-def run_off_thread(coro: Coroutine[Any, Any, T], name: str = "trailblaze-async-tool") -> T:
-    """``asyncio.run(coro)`` on a thread of its own; its result, or its exception, here."""
-    outcome: dict[str, Any] = {}
-    ready, finished = threading.Event(), threading.Event()
-    handles: dict[str, Any] = {}
+def run_in_loop(
+    loop: asyncio.AbstractEventLoop,
+    function: Callable[..., Awaitable[T]],
+    *args: Any,
+    timeout: float | None = None,
+    grace_s: float = 0.0,
+) -> T:
+    """Await ``function(*args)`` in ``loop`` (running on another thread) and return its result.
 
-    async def main() -> T:
-        handles["task"], handles["loop"] = asyncio.current_task(), asyncio.get_running_loop()
-        ready.set()
-        return await coro
+    One task in the loop and one plain lock to wait on: ``asyncio.run_coroutine_threadsafe``
+    (a concurrent future, its condition and chained callbacks) costs a tenth of a fast MCP call.
+    Past ``timeout``, or when the wait is interrupted (Ctrl-C), the task is cancelled, given up to
+    ``grace_s`` to unwind (its ``finally`` blocks), and the error raised here: ``TimeoutError``
+    for the timeout.
+    """
+    done = _thread.allocate_lock()
+    done.acquire()
+    box: list[asyncio.Task[T]] = []
 
-    def body() -> None:
-        try:
-            outcome["value"] = asyncio.run(main())
-        except BaseException as exc:  # handed to the waiting thread as it is
-            outcome["error"] = exc
-        finally:
-            ready.set()
-            finished.set()
+    def start() -> None:
+        task = loop.create_task(function(*args))  # type: ignore[arg-type]
+        box.append(task)
+        task.add_done_callback(lambda _: done.release())
 
-    # Waiting on an event, not ``join()``: a join that Ctrl-C interrupted returns at once after.
-    threading.Thread(target=body, name=name, daemon=True).start()
+    def cancel() -> None:
+        loop.call_soon_threadsafe(lambda: box[0].cancel())
+        if grace_s:
+            done.acquire(timeout=grace_s)
+
+    loop.call_soon_threadsafe(start)
     try:
-        finished.wait()
-    except KeyboardInterrupt:
-        ready.wait(CANCEL_GRACE_S)
-        task, loop = handles.get("task"), handles.get("loop")
-        if task is not None and loop is not None:
-            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nothing to cancel
-                loop.call_soon_threadsafe(task.cancel)
-        finished.wait(CANCEL_GRACE_S)
+        finished = done.acquire(timeout=-1 if timeout is None else timeout)
+    except BaseException:
+        cancel()
         raise
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
+    if not finished:
+        cancel()
+        raise TimeoutError(f"no answer within {timeout:g} s")
+    return box[0].result()
+
+
+class BackgroundLoop:
+    """An event loop on a daemon thread, started on first use and kept for the process."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def run(self, function: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """Await ``function(*args)`` there; Ctrl-C cancels it and lets it unwind first."""
+        return run_in_loop(self._started(), function, *args, grace_s=CANCEL_GRACE_S)
+
+    def _started(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name=self.name, daemon=True).start()
+                self._loop = loop
+            return self._loop
+
+
+#: Where ``async def`` tools run (``core/tooldef.py``).
+ASYNC_TOOLS = BackgroundLoop("trailblaze-async-tools")

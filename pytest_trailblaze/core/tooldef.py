@@ -9,6 +9,7 @@ use so importing a module of tools stays cheap for ``--collect-only``.
 from __future__ import annotations
 
 import enum
+import functools
 import inspect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
 from .errors import ToolArgumentError, ToolError, ToolFailure
-from .offloop import run_off_thread
+from .offloop import ASYNC_TOOLS
 from .yamlcore import YamlFloat, YamlInt, source_text
 from .yamlsource import did_you_mean
 
@@ -121,8 +122,8 @@ class PythonTool(Tool):
         values = {name: getattr(validated, name) for name in type(validated).model_fields}
         values.update(validated.model_extra or {})  # a function taking **kwargs gets the rest
         try:
-            if inspect.iscoroutinefunction(self.fn):  # its own loop: the trail's thread has Playwright's
-                return ToolResult.of(run_off_thread(self.fn(ctx, **values), f"tool {self.name}"))
+            if inspect.iscoroutinefunction(self.fn):  # not on the trail's thread: Playwright's loop is there
+                return ToolResult.of(ASYNC_TOOLS.run(functools.partial(self.fn, ctx, **values)))
             return ToolResult.of(self.fn(ctx, **values))
         except ToolError:
             raise
@@ -184,7 +185,7 @@ def tool(
 
     The function takes the tool context first, then its parameters with type hints; the
     docstring's first paragraph is the description unless one is given. An ``async def`` function
-    runs on an event loop of its own (``offloop``), for async clients; it cannot drive the page,
+    runs on a background event loop (``offloop``), for async clients; it cannot drive the page,
     whose sync API belongs to the trail's thread.
     """
 

@@ -131,8 +131,8 @@ class LocalAppiumServer:
 
 def appium_masker(masker: Masker) -> Masker:
     """The run's secrets plus the way Appium spells typed text: a JSON list of its characters."""
-    values = list(masker.values)
-    for secret in masker.values:
+    values = list(masker.secrets)  # the new Masker adds their written forms again
+    for secret in masker.secrets:
         if len(secret) > 1:
             letters = [json.dumps(c, ensure_ascii=False) for c in secret]
             values += [",".join(letters), ", ".join(letters)]

@@ -67,14 +67,21 @@ class ElementLocators:
         element (a name from CSS generated content matches no text). It must be the last snapshot
         taken before the action: each snapshot replaces the refs of the one before.
         """
-        default = self.hierarchy()
-        numbered = aria.number_elements(default, self._ai_snapshot())
+        numbered = self.numbered_elements()
         found = numbered.get(element)
         if found is None:
             if not required:
                 return None
             last = f"e1..e{len(numbered)}" if numbered else "no elements"
             raise ToolFailure(f"element id {element} is not on the current page (it has {last})")
+        return self.locator_of(found)
+
+    def numbered_elements(self) -> dict[str, aria.AriaElement]:
+        """The page's elements by ``eN``: the default snapshot numbered, marked by the AI one."""
+        return aria.number_elements(self.hierarchy(), self._ai_snapshot())
+
+    def locator_of(self, found: aria.AriaElement) -> Any:
+        """The very element ``found`` stands for: its ``aria-ref=``, else its role, name and rank."""
         if found.aria_ref:
             return self.page.locator(f"aria-ref={found.aria_ref}")
         if found.from_text:  # the snapshot collapsed the text's whitespace; the DOM did not

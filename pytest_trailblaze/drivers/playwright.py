@@ -22,6 +22,7 @@ trail so that nothing of Playwright's stays marked between tests.
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -89,6 +90,11 @@ class WebDriver(ElementLocators, ContextRecording):
         self.owned = owned
         self.network = NetworkTracker(page)
         self.network_log = NetworkCapture(context)
+        #: Chromium's click ends with a round trip to the page (see ``perform``); the engine is the
+        #: context's own, so a context handed in from another browser type is judged by its own.
+        browser = context.browser
+        engine = browser.browser_type.name if browser is not None else options.browser
+        self.clicks_flush = engine == "chromium"
 
     @classmethod
     def handed(cls, context: Any, options: BrowserOptions) -> WebDriver:
@@ -254,18 +260,22 @@ class WebDriver(ElementLocators, ContextRecording):
         """
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+        flush = not (pointer and self.clicks_flush)
+
+        def attempt(budget: int) -> T:
+            act = functools.partial(action, locator, budget)
+            return self._guarded(lambda: self.perform(act, flush=flush), described)
+
         first = min(ATTACH_TIMEOUT_MS, self.options.action_timeout_ms)
-        flush = not (pointer and self.options.browser == "chromium")
         try:
-            return self._guarded(lambda: self.perform(lambda: action(locator, first), flush=flush), described)
+            return attempt(first)
         except PlaywrightTimeout as exc:
             if _action_done(exc):
                 self._settle(navigated=True)
                 return None  # type: ignore[return-value]
             budget = self._second_budget(locator, described, exc, first)
         try:
-            retry = lambda: self.perform(lambda: action(locator, budget), flush=flush)  # noqa: E731
-            return self._guarded(retry, described)
+            return attempt(budget)
         except PlaywrightTimeout as exc:
             raise ToolFailure(_refused(described, exc, first + budget)) from None
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.envpass import expand_template
 from ..core.errors import ConfigurationError, first_line
+from .profiles import shown_url
 
 if TYPE_CHECKING:
     from .browser import BrowserOptions
@@ -30,7 +31,6 @@ LAUNCH_OPTIONS_HEADER = "x-playwright-launch-options"
 #: Playwright's keyword arguments of ``connect`` / ``connect_over_cdp`` a user may set, and their types.
 CONNECT_OPTIONS: dict[str, type] = {"expose_network": str, "slow_mo": float}
 CDP_OPTIONS: dict[str, type] = {"slow_mo": float}
-_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/@?#]*@")
 _HEADER = re.compile(r"\s*([A-Za-z0-9!#$%&'*+.^_`|~-]+)\s*[=:]\s*(.*?)\s*", re.S)
 _QUERY_VALUE = re.compile(r"([?&][^=&#]+=)[^&#]*")
 
@@ -74,7 +74,7 @@ def parse_options(pairs: Iterable[str], option: str, known: Mapping[str, type]) 
 
 def shown_endpoint(url: str) -> str:
     """The endpoint for a message: no credentials, no query values (tokens often ride there)."""
-    return _QUERY_VALUE.sub(r"\1***", _USERINFO.sub(r"\1***@", url))
+    return _QUERY_VALUE.sub(r"\1***", shown_url(url))
 
 
 def connect(playwright: Any, options: BrowserOptions) -> Any:

@@ -9,7 +9,6 @@ died under a call is a ``FatalToolError`` with its exit code and last stderr lin
 
 from __future__ import annotations
 
-import _thread
 import asyncio
 import itertools
 import os
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import FatalToolError, ToolFailure, ToolServerError, first_line
 from ..core.masking import Masker
+from ..core.offloop import run_in_loop
 from ..core.tooldef import ToolResult
 from .launch import LaunchSpec
 
@@ -63,33 +63,8 @@ class Portal:
 
     def run(self, function: Any, *args: Any, timeout: float | None = None) -> Any:
         """Await ``function(*args)`` in the loop and return its result: the hot path of tool calls.
-
-        One task in the loop and one plain lock to wait on: ``asyncio.run_coroutine_threadsafe``
-        (a concurrent future, its condition and chained callbacks) cost a tenth of a fast call,
-        the portal's own ``call`` more. anyio's primitives work the same in a plain asyncio task.
-        Past ``timeout``, or when the wait is interrupted (Ctrl-C), the task is cancelled and the
-        error raised here: ``TimeoutError`` for the timeout.
-        """
-        loop = self._loop()
-        done = _thread.allocate_lock()
-        done.acquire()
-        box: list[asyncio.Task[Any]] = []
-
-        def start() -> None:
-            task = loop.create_task(function(*args))
-            box.append(task)
-            task.add_done_callback(lambda _: done.release())
-
-        loop.call_soon_threadsafe(start)
-        try:
-            finished = done.acquire(timeout=-1 if timeout is None else timeout)
-        except BaseException:
-            loop.call_soon_threadsafe(lambda: box[0].cancel())
-            raise
-        if not finished:
-            loop.call_soon_threadsafe(lambda: box[0].cancel())
-            raise TimeoutError(f"no answer within {timeout:g} s")
-        return box[0].result()
+        Past ``timeout``, or on Ctrl-C, the task is cancelled (``offloop.run_in_loop``)."""
+        return run_in_loop(self._loop(), function, *args, timeout=timeout)
 
     def _loop(self) -> asyncio.AbstractEventLoop:
         if self._event_loop is None:

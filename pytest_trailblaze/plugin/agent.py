@@ -15,18 +15,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from yaml.nodes import MappingNode
 
 from ..agent import EXTRA_HINT, AgentLoop, LlmSpec, Provider, StepRun, make_provider, parse_model, require_sdk
 from ..agent.recording import recorded_step
 from ..agent.spec import DEFAULT_MAX_CALLS, DEFAULT_TIMEOUT_S, base_url_for
 from ..agent.tools import TOOLS
-from ..core.errors import AgentFailure, ConfigurationError, Problem
+from ..core.errors import AgentFailure, ConfigurationError
 from ..core.legacy import recording_file
 from ..core.lineage import resolve as resolve_recording
-from ..core.model import ANY_DEVICE, SourceSpan
+from ..core.model import ANY_DEVICE
 from ..core.recordings import SlotUpdate, save_recordings
-from ..core.yamlsource import Source
 
 AGENT_KEY = pytest.StashKey["AgentSettings"]()
 RUNS_KEY = pytest.StashKey[list[StepRun]]()
@@ -228,39 +226,6 @@ def workspace_model(workspace: Any) -> str | None:
     defaults = llm.get("defaults") if isinstance(llm, dict) else None
     model = defaults.get("model") if isinstance(defaults, dict) else None
     return str(model) if model else None
-
-
-def workspace_model_problems(workspace: Any, shown: str) -> list[Problem]:
-    """A workspace model the agent could not use, as a problem at its line of ``shown`` (the
-    workspace's ``trailblaze.yaml``): found at collection, before anything starts, whether or not
-    a command-line model overrides it. The client library is checked only when a step needs it,
-    so a replay-only run works without the ``agent`` extra."""
-    model = workspace_model(workspace)
-    if model is None:
-        return []
-    try:
-        parse_model(model, "llm.defaults.model")
-    except ConfigurationError as exc:
-        what, *rest = str(exc).splitlines()
-        parts = dict(line.strip().split(": ", 1) for line in rest if ": " in line)
-        span = _model_span(workspace.config_dir, shown)
-        return [Problem(span, what, parts.get("why", ""), parts.get("fix", ""))]
-    return []
-
-
-def _model_span(config_dir: Path, shown: str) -> SourceSpan | None:
-    """Where ``llm: defaults: model:`` is written in the workspace's ``trailblaze.yaml``."""
-    try:
-        text = (config_dir / "trailblaze.yaml").read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-    src = Source(shown)
-    node = src.compose(text)
-    for key in ("llm", "defaults", "model"):
-        if not isinstance(node, MappingNode):
-            return None
-        node = next((v for k, _, v in src.entries(node) if k == key), None)
-    return src.span(node) if node is not None else None
 
 
 def workspace_max_calls(workspace: Any) -> int | None:

@@ -36,8 +36,7 @@ from ..core.masking import Masker
 from ..core.runner import ResolvedStep
 from .collection import TrailItem
 from .masking import masker_of
-from .options import SETTINGS_KEY
-from .session import artifacts_dir
+from .session import item_artifacts
 
 _TYPES = {f".{kind.extension}": kind for kind in AttachmentType}
 _TYPES[".jpeg"] = AttachmentType.JPG
@@ -84,8 +83,7 @@ class AllureTrails:
         return report
 
     def _attach_evidence(self, item: TrailItem) -> None:
-        settings = self.config.stash[SETTINGS_KEY]
-        folder = artifacts_dir(settings, masker_of(self.config).name(item.nodeid))
+        folder = item_artifacts(item)
         since = self._started.pop(item.nodeid, 0.0)
         if not folder.is_dir():
             return

@@ -25,7 +25,6 @@ from ..core.model import Trail
 from ..core.staticcheck import path_problem
 from ..tools import builtin_tools
 from ..workspace import Target, Workspace, WorkspaceLoader, code_roots, find_config_dir, trail_target
-from .agent import workspace_model_problems
 from .checks import static_problems
 from .devices import item_devices, mark_device
 from .failures import failing_line, failure_repr, step_assertion
@@ -280,20 +279,12 @@ def workspace_for(config: pytest.Config, path: Path) -> Workspace | None:
         config.stash[WORKSPACES_KEY] = loader
     fresh = not loader.is_loaded(config_dir)
     workspace = loader.load(config_dir)
-    models = config.stash.setdefault(MODEL_PROBLEMS_KEY, {})
     if fresh:
         for problem in workspace.warnings:
             warn_at(problem, str(config_dir))
-        shown = display_path(config_dir / "trailblaze.yaml", config)
-        models[config_dir] = workspace_model_problems(workspace, shown)
-    problems = [*workspace.errors, *models.get(config_dir, [])]
-    if problems:
-        raise TrailLoadError(problems)
+    if workspace.errors:
+        raise TrailLoadError(workspace.errors)
     return workspace
-
-
-#: Per workspace: a ``llm: defaults: model:`` the agent could not use (``agent.workspace_model_problems``).
-MODEL_PROBLEMS_KEY = pytest.StashKey[dict[Path, list[Problem]]]()
 
 
 def display_path(path: Path, config: pytest.Config) -> str:

@@ -32,9 +32,9 @@ from ..evidence.summary import RECORD_FORMAT, RECORD_NAME, list_artifacts, write
 from .collection import TrailItem
 from .evidence_options import evidence_of
 from .masking import masker_of
-from .options import SETTINGS_KEY, worker_id
+from .options import worker_id
 from .progress import LiveProgress
-from .session import artifacts_dir
+from .session import item_artifacts
 
 PROGRESS_KEY = pytest.StashKey[LiveProgress]()
 ITEM_KEY = pytest.StashKey["ItemEvidence"]()
@@ -57,9 +57,7 @@ class ItemEvidence:
 def item_evidence(item: TrailItem) -> ItemEvidence:
     found = item.stash.get(ITEM_KEY, None)
     if found is None:
-        settings = item.config.stash[SETTINGS_KEY]
-        folder = artifacts_dir(settings, masker_of(item.config).name(item.nodeid))
-        found = ItemEvidence(StepRecorder(item.trail), folder)
+        found = ItemEvidence(StepRecorder(item.trail), item_artifacts(item))
         item.stash[ITEM_KEY] = found
     return found
 

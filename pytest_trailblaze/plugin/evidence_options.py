@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from . import playwright_compat
+from .options import _Given
 
 EVIDENCE_KEY = pytest.StashKey["EvidenceSettings"]()
 SCREENSHOT = ("on", "off", "only-on-failure")
@@ -88,20 +89,16 @@ def resolve(config: pytest.Config) -> EvidenceSettings:
     """The command line over the ini file over pytest-playwright's ``--tracing`` / ``--video`` /
     ``--screenshot`` (when it is active) over the defaults; a bad ini value is a usage error."""
     theirs = playwright_compat.evidence_defaults(config)
-    report = config.option.trailblaze_report or config.getini("trailblaze_report")
-    shot = _given(config, "screenshot") or config.getini("trailblaze_screenshots")
+    given = _Given(config)
+    report = given.pick("report")
+    shot = given.pick("screenshot") or config.getini("trailblaze_screenshots")
     shot = shot or theirs.get("screenshot") or "only-on-failure"
     return EvidenceSettings(
         report=Path(config.invocation_params.dir, report) if report else None,
         screenshot=_choice("screenshot", _SCREENSHOT_ALIASES.get(shot, shot), SCREENSHOT),
-        tracing=_choice("tracing", _given(config, "tracing") or theirs.get("tracing"), RECORDING),
-        video=_choice("video", _given(config, "video") or theirs.get("video"), RECORDING),
+        tracing=_choice("tracing", given.pick("tracing") or theirs.get("tracing"), RECORDING),
+        video=_choice("video", given.pick("video") or theirs.get("video"), RECORDING),
     )
-
-
-def _given(config: pytest.Config, name: str) -> str | None:
-    """``--trailblaze-<name>``, else ini ``trailblaze_<name>``; None when neither says anything."""
-    return getattr(config.option, f"trailblaze_{name}") or config.getini(f"trailblaze_{name}") or None
 
 
 def _choice(name: str, value: str | None, allowed: tuple[str, ...]) -> str:

@@ -33,7 +33,7 @@ from .agent import AGENT_KEY
 from .collection import warn_at
 from .evidence_options import evidence_of
 from .masking import masker_of
-from .options import Settings
+from .options import SETTINGS_KEY, Settings
 
 CATALOG_KEY = pytest.StashKey["ToolCatalog"]()
 
@@ -171,6 +171,13 @@ def artifacts_dir(settings: Settings, nodeid: str) -> Path:
     return settings.output_dir / (f"{slug}-{digest}" if slug else digest)
 
 
+def item_artifacts(item: pytest.Item, settings: Settings | None = None) -> Path:
+    """The artifacts folder of a trail item: its test id, secrets masked, under the output folder
+    of ``settings`` (the run's unless a ``trailblaze_settings`` override hands others)."""
+    chosen = settings if settings is not None else item.config.stash[SETTINGS_KEY]
+    return artifacts_dir(chosen, masker_of(item.config).name(item.nodeid))
+
+
 def seed_memory(trail: Any, settings: Settings, defaults: Mapping[str, Any]) -> Memory:
     """``defaults`` < ``config.memory`` < ``--trailblaze-memory`` < ``--trailblaze-secret``, then args."""
     blank = os.environ.get("TRAILBLAZE_MEMORY_BLANK_UNKNOWN_TOKENS", "").lower() in ("1", "true")
@@ -205,7 +212,7 @@ class TrailRun:
         self.plan = plan_trail(item.trail, device.chain(), use_recordings=not agent_settings.ai_only)
         self._check_agent_policy()
         self.masker = masker_of(item.config)
-        self.artifacts = artifacts_dir(settings, self.masker.name(item.nodeid))
+        self.artifacts = item_artifacts(item, settings)
         self.server_logs: list[Path] = []
         shutil.rmtree(self.artifacts, ignore_errors=True)
         ctx = ToolContext(registry, memory, device, driver, str(item.path), self.artifacts)
@@ -291,7 +298,7 @@ class TrailRun:
             note = f"\n  page source: not read ({type(source_error).__name__}: {first_line(source_error)})"
             exc.args = (f"{exc.args[0]}{note}",)
             return
-        path = self.context.write_artifact(name, self.masker.text(str(text)))
+        path = self.context.write_artifact(name, str(text))  # masked there, by the run's secrets too
         exc.args = (f"{exc.args[0]}\n  page source: {_display(path)}",)
 
     def _screenshot(self, exc: TrailblazeError) -> None:

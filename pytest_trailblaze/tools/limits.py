@@ -13,6 +13,9 @@ from typing import Annotated
 from pydantic import AfterValidator, Field, ValidationInfo
 from pydantic_core import PydanticCustomError
 
+from ..core.nodeselector import MAX_INDEX as MAX_INDEX
+from ..core.nodeselector import Index as Index
+
 #: A fixed wait longer than this is a stuck trail, not a recording.
 MAX_WAIT_SECONDS = 600
 MAX_TIMEOUT_MS = 600_000
@@ -20,8 +23,7 @@ MAX_GESTURE_MS = 60_000
 #: Screen coordinates and scroll distances, in pixels.
 MAX_PIXELS = 100_000
 MAX_VIEWPORT = 16_384
-#: Which of several matches (0-based), characters to erase.
-MAX_INDEX = 10_000
+#: Characters to erase (``MAX_INDEX``, which of several matches, is the node selectors' own bound).
 MAX_COUNT = 10_000
 MAX_DIGITS = 18
 
@@ -33,7 +35,6 @@ PlaywrightTimeoutMs = Annotated[int, Field(ge=1, le=MAX_TIMEOUT_MS)]
 DurationMs = Annotated[int, Field(ge=0, le=MAX_GESTURE_MS)]
 Pixels = Annotated[int, Field(ge=0, le=MAX_PIXELS)]
 ViewportPixels = Annotated[int, Field(ge=1, le=MAX_VIEWPORT)]
-Index = Annotated[int, Field(ge=0, le=MAX_INDEX)]
 Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
 Digits = Annotated[int, Field(ge=1, le=MAX_DIGITS)]
 Percent = Annotated[int, Field(ge=0, le=100)]

@@ -163,7 +163,26 @@ class _Load:
         elif node is not None:
             self.ws.config = validate(src, node, WorkspaceConfig, CONFIG_FILE) or WorkspaceConfig()
             self.config_node = (src, node)
+            self.check_model(src, node)
         self.keep(src)
+
+    def check_model(self, src: Source, node: Node) -> None:
+        """A ``llm: defaults: model:`` the agent could not use is an error at its line, found before
+        anything starts, whether or not a command-line model overrides it. Whether the provider's
+        client library is installed is checked only when a step needs it, so a replay-only run
+        works without the ``agent`` extra."""
+        llm = self.ws.config.llm
+        defaults = llm.get("defaults") if isinstance(llm, dict) else None
+        model = defaults.get("model") if isinstance(defaults, dict) else None
+        if not model:
+            return
+        from ..agent.spec import model_problem  # no provider SDK: a table and a split
+
+        problem = model_problem(str(model))
+        if problem is not None:
+            what, why, fix = problem
+            span = src.span(node_at(node, ["llm", "defaults", "model"])[0])
+            self.problem(span, f"llm.defaults.model: {what}", fix, why)
 
     def selected(
         self, manifests: dict[str, tuple[TrailmapManifest, Node, Source]], broken: Collection[str] = ()

@@ -8,7 +8,10 @@ the file its device runs. Runs use real headless Chromium and a scripted model o
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from llm_server import ScriptedModel, call, done, serve
@@ -282,5 +285,10 @@ def test_a_bad_workspace_model_is_a_collection_error_at_its_line(
         assert result.ret == pytest.ExitCode.INTERRUPTED
         result.stdout.fnmatch_lines([f"trails/config/trailblaze.yaml:4:12: {message}", "  fix: *"])
         assert "Traceback" not in result.stdout.str()
+    checked = subprocess.run(
+        [str(Path(sys.executable).parent / "trailblaze"), "check", "--no-servers", "trails"],
+        cwd=pytester.path, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert checked.returncode == 1 and f"trailblaze.yaml:4:12: {message}" in checked.stdout + checked.stderr
     tb.write(pytester.path, "trails/config/trailblaze.yaml", "llm:\n  defaults:\n    model: openai/gpt-4.1\n")
     assert collected(pytester) == ["trails/counter.trail.yaml::counter[web]"]

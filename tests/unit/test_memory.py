@@ -441,3 +441,15 @@ def test_deleted_secret_is_no_longer_masked_but_stays_marked() -> None:
     assert mem.is_secret("pin")
     mem.set("pin", "1111")
     assert "pin" not in mem.public()
+
+
+def test_the_masker_follows_a_secret_that_changes_or_goes() -> None:
+    memory = Memory()
+    memory.set("token", "first-token", secret=True)
+    assert memory.mask("first-token") == "********"
+    memory.set("token", "second-token")  # still a secret: the new value is masked, the old one no more
+    assert memory.mask("first-token second-token") == "first-token ********"
+    memory.set("plain", "first-token")  # not a secret: the filter stays as it is
+    assert memory.mask("second-token") == "********"
+    memory.delete("token")
+    assert memory.mask("second-token") == "second-token"

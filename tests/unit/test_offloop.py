@@ -1,5 +1,5 @@
-"""``run_off_thread``: an ``async def`` tool's coroutine on a loop of its own, from a thread whose
-loop is taken (Playwright's, during a web trail)."""
+"""Async work awaited from a thread whose loop is taken (Playwright's, during a web trail): the
+background loop of ``async def`` tools, and ``run_in_loop`` under it (the MCP servers' too)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_trailblaze.core.offloop import run_off_thread
+from pytest_trailblaze.core.offloop import BackgroundLoop
 
 
 async def double(value: int) -> tuple[int, str]:
@@ -25,8 +25,12 @@ async def refuse() -> None:
     raise LookupError("no such user")
 
 
-def test_the_result_comes_back_from_a_thread_of_its_own() -> None:
-    assert run_off_thread(double(21), "tool double") == (42, "tool double")
+async def current_loop() -> asyncio.AbstractEventLoop:
+    return asyncio.get_running_loop()
+
+
+def test_the_result_comes_back_from_the_loops_thread() -> None:
+    assert BackgroundLoop("tools-a").run(double, 21) == (42, "tools-a")
 
 
 def test_it_works_where_the_thread_already_runs_a_loop() -> None:
@@ -35,14 +39,20 @@ def test_it_works_where_the_thread_already_runs_a_loop() -> None:
         with pytest.raises(RuntimeError, match="running event loop"):
             asyncio.run(refused)  # what a tool saw before: the thread's loop is taken
         refused.close()
-        return run_off_thread(double(2))
+        return BackgroundLoop("tools-b").run(double, 2)
 
     assert asyncio.run(outer())[0] == 4
 
 
+def test_calls_share_one_loop_so_a_client_kept_between_them_works() -> None:
+    tools = BackgroundLoop("tools-c")
+    first = tools.run(current_loop)
+    assert tools.run(current_loop) is first and first.is_running()
+
+
 def test_the_coroutines_exception_is_raised_as_it_is() -> None:
     with pytest.raises(LookupError, match="no such user"):
-        run_off_thread(refuse())
+        BackgroundLoop("tools-d").run(refuse)
 
 
 def test_ctrl_c_cancels_the_coroutine_and_goes_on(tmp_path: Path) -> None:
@@ -51,17 +61,18 @@ def test_ctrl_c_cancels_the_coroutine_and_goes_on(tmp_path: Path) -> None:
     script = textwrap.dedent(
         f"""
         import asyncio, os, signal, threading
-        from pytest_trailblaze.core.offloop import run_off_thread
+        from pytest_trailblaze.core.offloop import ASYNC_TOOLS
 
         async def slow():
             try:
                 await asyncio.sleep(60)
             finally:
-                open({str(marker)!r}, "w").write("yes")
+                with open({str(marker)!r}, "w") as out:
+                    out.write("yes")
 
         threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
         try:
-            run_off_thread(slow())
+            ASYNC_TOOLS.run(slow)
         except KeyboardInterrupt:
             print("interrupted")
         """

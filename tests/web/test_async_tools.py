@@ -7,13 +7,6 @@ thread, and its failures read like any other tool's.
 
 from __future__ import annotations
 
-import functools
-import threading
-from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-
-import pytest
-
 CONFTEST = """
 import asyncio
 import threading
@@ -64,7 +57,7 @@ trail:
       web:
         - web_click: { ref: "css=#increment-btn" }
         - web_verifyValue: { ref: "css=#counter-value", expected: "1" }
-        - assertEquals: { actual: "{{thread}}", expected: "tool fetch_length" }
+        - assertEquals: { actual: "{{thread}}", expected: "trailblaze-async-tools" }
   - step: Expect a missing page
     recording:
       web:
@@ -73,31 +66,13 @@ trail:
 """
 
 
-class Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@pytest.fixture
-def sample_server(tb) -> Iterator[str]:
-    """The sample app over HTTP on 127.0.0.1: ``host:port``."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(tb.SAMPLE_APP)))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
-
-
-def test_async_tools_run_in_a_web_trail_and_fail_like_any_step(pytester, tb, sample_server) -> None:
+def test_async_tools_run_in_a_web_trail_and_fail_like_any_step(pytester, app_url: str) -> None:
     pytester.makeconftest(CONFTEST)
-    tb.write(pytester.path, "trails/async.trail.yaml", TRAIL)
+    (pytester.path / "trails").mkdir()
+    (pytester.path / "trails" / "async.trail.yaml").write_text(TRAIL)
+    server = app_url.split("://", 1)[1]
     result = pytester.runpytest(
-        tb.APP_MEMORY, f"--trailblaze-memory=server={sample_server}", "-p", "no:randomly"
+        f"--trailblaze-memory=app={app_url}", f"--trailblaze-memory=server={server}", "-p", "no:randomly"
     )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
