@@ -3,6 +3,7 @@ its commands must be the real ones, and nothing in it may point at a file PyPI d
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -10,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from readme_blocks import README, first_run_commands, section, write_first_trail
 
 BIN = Path(sys.executable).parent
@@ -82,3 +84,14 @@ def test_the_getting_started_page_includes_the_readme_sections(name: str) -> Non
     section(name)  # the section exists
     page = (README.parent / "docs" / "getting-started.md").read_text()
     assert f'--8<-- "README.md:{name}"' in page
+
+
+def test_the_readme_links_into_pages_the_docs_site_has() -> None:
+    """Every link to the docs site names a page of the site's navigation (its URLs are the pages'
+    paths); the generated reference pages are in the navigation too."""
+    site = "https://pytest-trailblaze.github.io/pytest-trailblaze/"
+    links = re.findall(re.escape(site) + r"([^)\s*]*)", README.read_text(encoding="utf-8"))
+    pages = [link.strip("/") for link in links if link.strip("/")]
+    assert len(pages) >= 10
+    nav = json.dumps(yaml.safe_load((README.parent / "mkdocs.yml").read_text())["nav"])
+    assert [p for p in pages if f'"{p}.md"' not in nav] == []
