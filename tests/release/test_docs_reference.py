@@ -121,3 +121,16 @@ def test_every_command_and_schema_is_in_the_reference(pages) -> None:
             == refgen.schema_files()[f"reference/schemas/{kind}.schema.json"].strip()
         )
         assert generate(kind)  # the published file is what the CLI prints
+
+
+def test_messages_and_metadata_send_users_to_the_same_docs_site() -> None:
+    """The address messages point to is the package's Documentation URL and the mkdocs site_url."""
+    import tomllib
+
+    import yaml
+
+    from pytest_trailblaze.core.docs import DOCS_URL
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert project["urls"]["Documentation"] == DOCS_URL
+    assert yaml.safe_load((REPO / "mkdocs.yml").read_text())["site_url"] == DOCS_URL
