@@ -160,22 +160,25 @@ def options_page() -> str:
         "`pyproject.toml` (`[tool.pytest.ini_options]`) or `tox.ini`, the environment variables it "
         "reads, and its default. The command line wins over the ini file, which wins over the "
         "environment.\n",
-        "| Option | ini key | Environment | Default | What it does |",
-        "| --- | --- | --- | --- | --- |",
     ]
     for opt in options:
         metavar = f" {opt.attrs['metavar']}" if "metavar" in opt.attrs else ""
-        names = " / ".join(f"`{flag}{metavar}`" for flag in opt.flags)
+        lines.append(f"## {' / '.join(f'`{flag}{metavar}`' for flag in opt.flags)}\n")
+        lines.append(opt.help[:1].upper() + opt.help[1:] + ("." if not opt.help.endswith(".") else "") + "\n")
+        facts = [f"ini key: `{opt.ini}`" if opt.ini else "ini key: none (command line only)"]
+        env = opt.env_vars()
+        if env:
+            facts.append("environment: " + ", ".join(f"`{name}`" for name in env))
+        default = opt.default()
+        facts.append(f"default: {(_code(default) if len(default.split()) <= 2 else default) or 'none'}")
         choices = opt.attrs.get("choices")
-        what = opt.help + (f" One of: {', '.join(f'`{c}`' for c in choices)}." if choices else "")
-        what += " Repeatable." if opt.repeatable and "repeatable" not in opt.help else ""
-        env = ", ".join(f"`{name}`" for name in opt.env_vars())
-        default = _code(opt.default()) or "none"
-        lines.append(
-            f"| {_cell(names)} | {_code(opt.ini or '')} | {env} | {_cell(default)} | {_cell(what)} |"
-        )
+        if choices:
+            facts.append("one of: " + ", ".join(f"`{c}`" for c in choices))
+        if opt.repeatable:
+            facts.append("repeatable (the ini key takes one value a line)" if opt.ini else "repeatable")
+        lines += [*(f"- {fact}" for fact in facts), ""]
     lines += [
-        "\n## ini keys without an option\n",
+        "## ini keys without an option\n",
         "| ini key | Type | Default | What it does |",
         "| --- | --- | --- | --- |",
     ]

@@ -47,15 +47,15 @@ def test_every_option_and_ini_key_of_pytest_help_is_in_the_reference(pages, tmp_
 
 
 def test_each_option_row_names_its_ini_key_environment_and_default(pages) -> None:
-    rows = {row.split(" | ")[0]: row for row in pages["reference/options.md"].splitlines()}
+    rows = {section.split("\n", 1)[0]: section for section in pages["reference/options.md"].split("\n## ")}
     output = next(row for key, row in rows.items() if "--trailblaze-output" in key)
-    assert "`trailblaze_output`" in output and "`trailblaze-output`" in output
+    assert "- ini key: `trailblaze_output`" in output and "- default: `trailblaze-output`" in output
     appium = next(row for key, row in rows.items() if "--trailblaze-appium-url" in key)
-    assert "`TRAILBLAZE_APPIUM_URL`" in appium
+    assert "- environment: `TRAILBLAZE_APPIUM_URL`" in appium
     calls = next(row for key, row in rows.items() if "--trailblaze-max-llm-calls" in key)
-    assert "`TRAILBLAZE_MAX_LLM_CALLS`" in calls and "`50`" in calls
+    assert "`TRAILBLAZE_MAX_LLM_CALLS`" in calls and "- default: `50`" in calls
     headed = next(row for key, row in rows.items() if "--trailblaze-headed" in key)
-    assert "`off`" in headed
+    assert "- default: `off`" in headed
 
 
 def test_an_option_declared_later_appears_in_the_reference(monkeypatch) -> None:
@@ -73,8 +73,8 @@ def test_an_option_declared_later_appears_in_the_reference(monkeypatch) -> None:
 
     monkeypatch.setattr(evidence_options, "add_options", with_one_more)
     page = refgen.options_page()
-    row = next(line for line in page.splitlines() if "--trailblaze-brand-new" in line)
-    assert "`trailblaze_brand_new`" in row and "`7`" in row
+    section = page.split("## `--trailblaze-brand-new`\n", 1)[1].split("\n## ", 1)[0]
+    assert "- ini key: `trailblaze_brand_new`" in section and "- default: `7`" in section
 
 
 def test_every_trailblaze_fixture_is_in_the_reference(pages, tmp_path) -> None:
