@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from .docs import docs_page
 from .errors import (
     ConfigurationError,
     RegistryError,
@@ -26,6 +27,8 @@ from .memory import MASK, mask_with
 from .tokens import strings_in
 from .tooldef import Tool, ToolDescriptor, ToolResult, bind_tool_arguments
 from .yamlsource import did_you_mean
+
+REGISTER_HINT = f"check the spelling, or register the tool (see {docs_page('guides/tools/')})"
 
 #: Arguments that annotate a recorded call for humans and are never load-bearing at replay.
 ANNOTATION_ARGS = frozenset({"reason", "reasoning"})
@@ -122,12 +125,12 @@ class ToolRegistry:
         tool = self._tools.get(name)
         if tool is not None:
             return tool
-        hint = did_you_mean(name, self._tools)
+        hint = did_you_mean(name, self._tools) or REGISTER_HINT
         raise UnknownToolError(
             f"unknown tool '{name}'\n"
             f"  why: no tool with that name is registered for platform '{self.platform}' "
             f"({len(self._tools)} tools registered)\n"
-            f"  fix: {hint or 'check the spelling, or register the tool (see the README, Writing tools)'}",
+            f"  fix: {hint}",
             tool=name,
         )
 

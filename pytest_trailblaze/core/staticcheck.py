@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from .arguments import ArgumentIssue, non_finite, pydantic_issues
 from .composition import Composed, expand
 from .devices import platform_of
+from .docs import docs_page
 from .errors import Problem, ToolArgumentError, ToolError, UnknownToolError, first_line
 from .model import ANY_DEVICE, SourceSpan, Step, ToolCall, Trail
 from .registry import ANNOTATION_ARGS, MAX_DEPTH, ToolRegistry
@@ -273,7 +274,7 @@ def definition_problems(tool: Composed, name: str, registry: ToolRegistry, *, na
 
 def _spelling(name: str, registry: ToolRegistry) -> str:
     hint = did_you_mean(name, registry.names())
-    return hint or "check the spelling, or register the tool (see the README, Writing tools)"
+    return hint or f"check the spelling, or register the tool (see {docs_page('guides/tools/')})"
 
 
 def path_problem(path: Path, pattern: str, *, shown: str | None = None) -> Problem | None:

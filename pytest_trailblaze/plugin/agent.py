@@ -89,7 +89,11 @@ def add_options(parser: pytest.Parser) -> None:
         help="when a recorded tool of a `step:` "
         "fails, let the agent do the step (or TRAILBLAZE_SELF_HEAL_ENABLED=true)",
     )
-    option("max-llm-calls", metavar="N", help=f"LLM calls allowed per step (default {DEFAULT_MAX_CALLS})")
+    option(
+        "max-llm-calls",
+        metavar="N",
+        help=f"LLM calls allowed per step (default {DEFAULT_MAX_CALLS}, or TRAILBLAZE_MAX_LLM_CALLS)",
+    )
     option(
         "save-recordings",
         "bool",

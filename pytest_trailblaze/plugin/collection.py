@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from ..core.devices import NATIVE_DRIVERS, PLATFORMS, driver_type, platform_of
+from ..core.docs import docs_page
 from ..core.errors import ConfigurationError, Problem, StepFailure, TrailblazeError, TrailLoadError
 from ..core.legacy import BLAZE, DEFINITION, TrailDir, read_trail_dir
 from ..core.lineage import resolve
@@ -34,11 +35,12 @@ from .tags import read_before, register_all_tags, register_tag
 
 DECLARED_ARGS_KEY = pytest.StashKey[set[str]]()
 PIN_NOTES_KEY = pytest.StashKey[dict[str, set[str]]]()
+_APPIUM_HINT = f"(pass --trailblaze-appium-url, see {docs_page('guides/mobile/')})"
 NO_DRIVER = {
     "android": "no android driver configured: android recordings replay through Appium "
-    "(pass --trailblaze-appium-url, see the README) or a pytest_trailblaze_make_driver hook",
+    f"{_APPIUM_HINT} or a pytest_trailblaze_make_driver hook",
     "ios": "no ios driver configured: ios recordings replay through Appium "
-    "(pass --trailblaze-appium-url, see the README) or a pytest_trailblaze_make_driver hook",
+    f"{_APPIUM_HINT} or a pytest_trailblaze_make_driver hook",
     "desktop": "no desktop driver: Compose desktop trails need a pytest_trailblaze_make_driver hook",
 }
 

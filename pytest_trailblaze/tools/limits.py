@@ -3,7 +3,7 @@
 A recorded ``wait: {timeToWaitInSeconds: .nan}`` or ``-5`` or ``1e300`` is a mistake in the
 trail, not a value to clamp: these types make the tool's schema refuse it, so it is a collection
 error at ``file:line`` (the schema is what dispatch validates too, and what agents are shown).
-Upper bounds are far above any real recording and are listed in the README.
+Upper bounds are far above any real recording; the docs' built-in tools reference lists them.
 """
 
 from __future__ import annotations

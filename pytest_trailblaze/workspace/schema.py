@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from yaml.nodes import MappingNode, Node, SequenceNode
 
+from ..core.docs import docs_page
 from ..core.tooldef import bind_source_text
 from ..core.yamlcore import YamlFloat, YamlInt, plain_values, source_text
 from ..core.yamlsource import Source, did_you_mean
@@ -299,7 +300,7 @@ def _fix_for(kind: str) -> str:
         return "give it a value of the expected type"
     if kind == "literal_error":
         return "use one of the listed values"
-    return "see the README for the expected shape"
+    return f"see {docs_page('reference/schemas/')} for the expected shape"
 
 
 def node_at(root: Node, loc: list[Any]) -> tuple[Node, Node | None]:

@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
+from browsers import chromium_executable
 
 from pytest_trailblaze.drivers.browser import BrowserOptions
 from pytest_trailblaze.plugin.playwright_compat import merged
@@ -23,7 +24,7 @@ import pytest
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
     return {**browser_type_launch_args, "executable_path": "/usr/bin/chromium"}
-"""
+""".replace("/usr/bin/chromium", chromium_executable() or "/usr/bin/chromium")
 PAGE_TEST = """
 def test_page(page):
     page.set_content("<h1>page test</h1>")

@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browsers import chromium_executable
 
 REPO = Path(__file__).resolve().parents[2]
 CLI = REPO / "node_modules" / "playwright-core" / "cli.js"
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = chromium_executable() or "/usr/bin/chromium"  # Debian's, or Playwright's own build
 TOKEN = "t0ken-of-the-cloud"
 TRAIL = """
 config: { id: remote/counter }
