@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.context import ToolContext
-from ..core.errors import ToolFailure
+from ..core.errors import ConfigurationError, ToolFailure
 from ..core.tooldef import tool
 from .screen import capture_image, capture_text
 from .wire import Conversation, ProviderError, ToolSpec, Turn, Usage
@@ -61,9 +62,14 @@ _VERDICT_TOOL = ToolSpec(
 
 @dataclass
 class Judge:
-    """The run's model, for one trail: asks it about the screen and counts what that costs."""
+    """The run's model, for one trail: asks it about the screen and counts what that costs.
 
-    provider: Any
+    ``connect`` makes (or finds) the provider when a question is first asked, so a trail that
+    never asks needs neither the provider's client library nor its key.
+    """
+
+    connect: Callable[[], Any]
+    model: str
     screenshots: bool = False
     forced_tools: bool = False
     usage: Usage = field(default_factory=Usage)
@@ -81,9 +87,13 @@ class Judge:
         mask = ctx.memory.mask
         turn = Turn("user", mask(f"{question}\n\nCurrent screen:\n{text}"), image=data, image_type=media_type)
         conversation = Conversation(mask(SYSTEM), (tool_spec,), [turn], require_tool=self.forced_tools)
+        try:
+            provider = self.connect()
+        except ConfigurationError as exc:
+            raise ToolFailure(str(exc)) from None
         self.llm_calls += 1
         try:
-            reply = self.provider.complete(conversation)
+            reply = provider.complete(conversation)
         except ProviderError as exc:
             raise ToolFailure(f"the model could not answer: {exc.cause}") from None
         self.usage = self.usage + reply.usage

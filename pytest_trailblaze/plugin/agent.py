@@ -201,13 +201,17 @@ class BuiltinAgent:
         self._providers: dict[LlmSpec, Provider] = {}
         self._specs: dict[int, LlmSpec | None] = {}
 
-    def spec_for(self, item: Any) -> LlmSpec | None:
-        """The item's model: the option's, else its workspace's, with the workspace's facts."""
+    def spec_for(self, item: Any, *, installed: bool = True) -> LlmSpec | None:
+        """The item's model: the option's, else its workspace's, with the workspace's facts;
+        ``installed`` checks that its client library is there (naming the extra when not)."""
         workspace = getattr(item, "workspace", None)
         key = id(workspace)
         if key not in self._specs:
             self._specs[key] = self._spec(workspace)
-        return self._specs[key]
+        spec = self._specs[key]
+        if spec is not None and installed and self.settings.spec is None:
+            require_sdk(spec, "trailblaze.yaml llm.defaults.model")
+        return spec
 
     def _spec(self, workspace: Any) -> LlmSpec | None:
         given = self.settings.spec
@@ -218,10 +222,7 @@ class BuiltinAgent:
         model = workspace_model(workspace)
         if model is None:
             return None
-        where = "trailblaze.yaml llm.defaults.model"
-        spec = spec_of(self.settings, model, where, workspace)
-        require_sdk(spec, where)
-        return spec
+        return spec_of(self.settings, model, "trailblaze.yaml llm.defaults.model", workspace)
 
     def provider(self, spec: LlmSpec) -> Provider:
         if spec not in self._providers:
@@ -233,9 +234,16 @@ class BuiltinAgent:
         """Tools that ask the model about the screen (``rememberWithAi``...) get it, replayed or not."""
         if context.judge is not None:
             return
-        spec = self.spec_for(item)
+        try:
+            spec = self.spec_for(item, installed=False)
+        except ConfigurationError:  # said by the first step that needs the model
+            return
         if spec is not None:
-            judge = Judge(self.provider(spec), spec.screenshots, spec.forced_tools, price=spec.price)
+
+            def connect() -> Provider:
+                return self.provider(self.spec_for(item) or spec)
+
+            judge = Judge(connect, spec.name, spec.screenshots, spec.forced_tools, price=spec.price)
             context.judge = item.stash.setdefault(JUDGE_KEY, judge)
 
     @pytest.hookimpl(tryfirst=True)

@@ -51,7 +51,7 @@ def trail_properties(item: Any, passed: bool) -> list[tuple[str, str]]:
         calls = sum(r.llm_calls for r in runs)
         if judged:
             usage, calls = usage + judge.usage, calls + judge.llm_calls
-        model = runs[0].model if runs else judge.provider.name
+        model = runs[0].model if runs else judge.model
         props += [
             ("llm_model", model),
             ("llm_calls", str(calls)),
