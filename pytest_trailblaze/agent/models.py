@@ -13,6 +13,7 @@ under 200k tokens); they change, which is why a team can set its own.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -141,18 +142,24 @@ def known_facts(provider: str, model: str, *, hosted: bool) -> ModelFacts:
     name = model.lower().rsplit("/", 1)[-1]
     best = max((prefix for prefix in table if name.startswith(prefix)), key=len, default=None)
     facts = table[best] if best is not None else ModelFacts()
-    if provider == "google" and best is None and name.startswith("gemini"):
-        facts = ModelFacts(vision=True, forced_tools=True)  # every Gemini model takes images
-    if provider == "anthropic" and best is None and name.startswith("claude"):
-        facts = ModelFacts(vision=True, forced_tools=True)
+    if best is None:  # a model newer than the table: its family says what it takes, not its price
+        family = {
+            "google": name.startswith("gemini"),  # every Gemini model takes images
+            "anthropic": name.startswith("claude"),
+            "openai": _vision_by_name(name),
+        }.get(provider, False)
+        facts = ModelFacts(vision=family, forced_tools=provider in ("openai", "anthropic", "google"))
     if not hosted:
         return replace(facts, forced_tools=False, price=None)
     return facts
 
 
 def _vision_by_name(model: str) -> bool:
-    name = model.lower()
-    return any(name.startswith(p) for p in ("gpt-4o", "gpt-4.1", "gpt-5", "o3", "o4"))
+    """OpenAI's model families that take images (gpt-3.5 and the first gpt-4 do not)."""
+    return _OPENAI_VISION.match(model.lower()) is not None
+
+
+_OPENAI_VISION = re.compile(r"(chatgpt-4o|gpt-4o|gpt-4\.1|gpt-[5-9]|o[1-9](?!-mini)|o4-mini)")
 
 
 def facts_for(
