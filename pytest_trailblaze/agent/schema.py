@@ -25,7 +25,7 @@ from ..core.tooldef import ToolDescriptor
 from .wire import ToolSpec
 
 REASONING = "reasoning"
-REASONING_SCHEMA = {"type": "string", "description": "Optional: why this call, in a few words."}
+REASONING_SCHEMA = {"type": "string", "description": "Why, in a few words (optional)."}
 HIDDEN_ARGUMENTS = frozenset({"nodeSelector", "reason", "reasoning"})
 
 #: Tools kept from the model: they set up or record a session, they do not work a screen.
@@ -81,7 +81,7 @@ ARGUMENTS = {
     "eventName": "A text the request URL or body contains.",
     "clearFirst": "Replace the field's content (true) or type after it (false).",
     "explanation": "What was done, or why it cannot be done.",
-    "status": "COMPLETED, FAILED or IN_PROGRESS.",
+    "status": "How the objective stands.",
     "actual": "The value to check, usually a {{token}}.",
     "expression": "An arithmetic expression, may hold {{tokens}}.",
     "prompt": "What to look for on the screen, in words.",
