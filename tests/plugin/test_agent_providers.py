@@ -257,6 +257,10 @@ def test_no_secret_reaches_any_model_request(
         *options(model, provider, "gemini-2.5-flash" if provider == "google" else name),
         "--trailblaze-self-heal",
         "--trailblaze-llm-screenshots=on",
+        "--trailblaze-save-recordings",
+        "--junitxml=report.xml",
+        "--trailblaze-report=report.html",
+        "-rA",
     )
     result.assert_outcomes(passed=1)
     assert len(model.bodies) == 7  # heal (2), remember (2) and its question, verify (1) and its question
@@ -266,3 +270,12 @@ def test_no_secret_reaches_any_model_request(
         assert not [f for f in forms if f in body], f"request {index + 1} holds the secret"
     everything = b"".join(model.bodies)
     assert b"{{password}}" in everything and b"********" in everything
+    # the new outputs (usage properties and totals, judgement marks, healed recording) hold none either
+    assert "trailblaze: model usage" in result.stdout.str()
+    assert "# model judgement" in (pytester.path / "trails" / "secret.trail.yaml").read_text(encoding="utf-8")
+    output = (result.stdout.str() + result.stderr.str()).encode()
+    assert not [f for f in forms if f in output]
+    for path in pytester.path.rglob("*"):
+        if path.is_file():
+            assert not [f for f in forms if f in path.read_bytes()], f"{path} holds the secret"
+    assert b"llm_cached_input_tokens" in (pytester.path / "report.xml").read_bytes()
