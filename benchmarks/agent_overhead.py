@@ -123,9 +123,9 @@ def main() -> None:
 
 def measure(ctx: ToolContext, step: object, rounds: int) -> dict[str, float]:
     specs = tool_specs(menu(step, ctx))
-    system = system_prompt(step, ctx, "A sample app.")
+    system = system_prompt(ctx, "A sample app.")
     history = [
-        Turn("user", objective_text(step, ctx.memory)),
+        Turn("user", objective_text(step)),
         Turn("assistant", "", call=ToolRequest("call_0", "web_type", '{"ref": "e9", "text": "{{email}}"}')),
         Turn("result", "ok: typed", call=ToolRequest("call_0", "web_type", "{}")),
     ]
@@ -165,7 +165,9 @@ def measure(ctx: ToolContext, step: object, rounds: int) -> dict[str, float]:
 
 def loop_overhead(ctx: ToolContext, step: object, rounds: int) -> tuple[float, float]:
     """A real loop against a scripted model on 127.0.0.1: its measured overhead, and the round trip."""
-    moves = [call("web_verifyTextVisible", text="Contact Form")] * rounds + [done()]
+    # progress notes that differ, so that the loop's repetition guard does not stop the run
+    moves = [call("objectiveStatus", explanation=f"check {n}", status="IN_PROGRESS") for n in range(rounds)]
+    moves.append(done())
     with serve({"Submit the form": moves}) as model:
         provider = make_provider(
             LlmSpec("openai", "bench", model.openai_url, 30, retries=0, screenshots=False)

@@ -1,14 +1,21 @@
 """A scripted model on a real HTTP server of 127.0.0.1 speaking the providers' wire protocols.
 
-``POST /v1/chat/completions`` answers as OpenAI Chat Completions (``tools`` / ``tool_calls``) and
-``POST /v1/messages`` as Anthropic Messages (``tool_use`` blocks); the official SDKs talk to it
-unmodified through their ``base_url``. Answers come from a script keyed by a piece of the step's
-objective text: the n-th answer for a conversation is the script's n-th move, n being how many
-assistant turns the request already holds, so the server keeps no state between requests and
-serves xdist workers in parallel (a script entry may also map platforms to moves: ``{"web": [...],
-"android": [...]}``). A move's ``{ref:TEXT}`` placeholder becomes the ref of the first
-screen line containing TEXT (``[ref=e7]`` on web, ``[y1234]`` on mobile), read from the screen the
-request carries, which proves the screen reached the model.
+``POST /v1/chat/completions`` answers as OpenAI Chat Completions (``tools`` / ``tool_calls``),
+``POST /openai/deployments/<name>/chat/completions`` as Azure OpenAI (the same protocol),
+``POST /v1/messages`` as Anthropic Messages (``tool_use`` blocks) and
+``POST /v1beta/models/<model>:generateContent`` as Google Gemini (``functionCall`` parts, each
+with a thought signature the client must send back); the official SDKs talk to it unmodified
+through their base URL. Answers come from a script keyed by a piece of the step's objective line
+(``Objective (step 1 of 2): ...``): the n-th answer for a conversation is the script's n-th move,
+n being how many assistant turns the request already holds, so the server keeps no state between
+requests and serves xdist workers in parallel (a script entry may also map platforms to moves:
+``{"web": [...], "android": [...]}``). A move's ``{ref:TEXT}`` placeholder becomes the ref of the
+first screen line containing TEXT (``[ref=e7]`` on web, ``[y1234]`` on mobile), read from the
+screen the request carries, which proves the screen reached the model.
+
+Usage is reported as the providers do with a prompt cache: 100 input tokens a request, of which
+60 are read from the cache from the second request of a conversation on (Anthropic: written to
+it by the first), and 10 output tokens.
 
 Moves: ``call(name, **args)``, ``raw(name, arguments_text)``, ``text(words)``, ``http(status, msg)``,
 ``garbage(body)`` (a 200 with that body), ``slow(seconds, move)``, ``first(move, then)``,
@@ -17,6 +24,7 @@ Moves: ``call(name, **args)``, ``raw(name, arguments_text)``, ``text(words)``, `
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import threading
@@ -75,6 +83,8 @@ class ScriptedModel:
 
     script: dict[str, Any] = field(default_factory=dict)
     bodies: list[bytes] = field(default_factory=list)
+    #: (path, headers) of every request, in order
+    calls: list[tuple[str, dict[str, str]]] = field(default_factory=list)
     port: int = 0
     used: set[int] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -87,24 +97,39 @@ class ScriptedModel:
     def anthropic_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def gemini_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    @property
+    def azure_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
     def requests(self) -> list[dict[str, Any]]:
         return [json.loads(body) for body in self.bodies]
 
     # -- answering -----------------------------------------------------------------------------------
-    def answer(self, path: str, body: bytes) -> tuple[int, Any]:
+    def answer(self, path: str, body: bytes, headers: dict[str, str] | None = None) -> tuple[int, Any]:
         self.bodies.append(body)
+        self.calls.append((path, dict(headers or {})))
         request = json.loads(body)
-        anthropic = path.endswith("/messages")
-        turns = request["messages"]
-        objective = _first_text(turns[1] if not anthropic else turns[0], anthropic)
-        position = sum(1 for t in turns if t["role"] == "assistant")
+        wire = (
+            "gemini"
+            if ":generateContent" in path
+            else "anthropic"
+            if path.endswith("/messages")
+            else "openai"
+        )
+        turns = request["contents"] if wire == "gemini" else request["messages"]
+        user = [t for t in turns if t.get("role") == "user"]
+        objective = _objective(_first_text(user[0], wire) if user else "")
+        position = sum(1 for t in turns if t.get("role") in ("assistant", "model"))
         moves = next((m for key, m in self.script.items() if key in objective), None)
         if isinstance(moves, dict):  # moves per platform, read from the system prompt
-            system = request["system"] if anthropic else _first_text(turns[0], False)
-            platform = re.search(r"drives an? (\w+) device", system)
+            platform = re.search(r"on an? (\w+) device", _system(request, wire))
             moves = moves.get(platform.group(1) if platform else "", None)
         if moves is None or position >= len(moves):
-            return 400, {"error": {"message": f"no scripted move {position} for {objective[:80]!r}"}}
+            return 400, _error(wire, 400, f"no scripted move {position} for {objective[:80]!r}")
         move = moves[position]
         if move["kind"] == "first":  # the first request of this kind gets one move, later ones another
             with self.lock:
@@ -115,28 +140,57 @@ class ScriptedModel:
             time.sleep(move["seconds"])
             move = move["move"]
         if move["kind"] == "http":
-            return move["status"], {"error": {"message": move["message"], "type": "scripted"}}
+            return move["status"], _error(wire, move["status"], move["message"])
         if move["kind"] == "garbage":
             return 200, move["body"]
-        screen = _last_screen(turns, anthropic)
-        reply = _anthropic_reply if anthropic else _openai_reply
-        return 200, reply(_resolved(move, screen), position, request.get("model", "?"))
+        screen = _last_screen(turns)
+        reply = {"anthropic": _anthropic_reply, "gemini": _gemini_reply, "openai": _openai_reply}[wire]
+        model = request.get("model") or path.rsplit("/", 1)[-1].split(":")[0]
+        return 200, reply(_resolved(move, screen), position, model)
 
 
-def _first_text(turn: dict[str, Any], anthropic: bool) -> str:
+def _error(wire: str, status: int, message: str) -> dict[str, Any]:
+    if wire == "gemini":
+        return {"error": {"code": status, "message": message, "status": "INVALID_ARGUMENT"}}
+    return {"error": {"message": message, "type": "scripted"}}
+
+
+def _objective(text: str) -> str:
+    """The objective line of the first user turn (the step before it is named there too)."""
+    found = re.search(r"^(?:Objective|Verify) \(.*$", text, re.M)
+    return found.group(0) if found else text
+
+
+def _system(request: dict[str, Any], wire: str) -> str:
+    if wire == "gemini":
+        return " ".join(p.get("text", "") for p in request.get("systemInstruction", {}).get("parts", []))
+    if wire == "anthropic":
+        system = request["system"]
+        return system if isinstance(system, str) else " ".join(b.get("text", "") for b in system)
+    return _first_text(request["messages"][0], wire)
+
+
+def _first_text(turn: dict[str, Any], wire: str) -> str:
+    if wire == "gemini":
+        return next((p["text"] for p in turn.get("parts", []) if "text" in p), "")
     content = turn["content"]
     if isinstance(content, str):
         return content
     return next((b.get("text", "") for b in content if b.get("type") == "text"), "")
 
 
-def _last_screen(turns: list[dict[str, Any]], anthropic: bool) -> str:
+def _texts(turn: dict[str, Any]) -> list[str]:
+    if "parts" in turn:
+        return [p.get("text", "") for p in turn["parts"]]
+    content = turn.get("content")
+    return [content] if isinstance(content, str) else [b.get("text", "") for b in content or []]
+
+
+def _last_screen(turns: list[dict[str, Any]]) -> str:
     for turn in reversed(turns):
-        content = turn.get("content")
-        parts = [content] if isinstance(content, str) else [b.get("text", "") for b in content or []]
-        for part in parts:
-            if part and part.startswith("Current screen:"):
-                return part
+        for part in _texts(turn):
+            if part and "Current screen:" in part:
+                return part[part.index("Current screen:") :]
     return ""
 
 
@@ -164,7 +218,7 @@ def _resolved(move: Move, screen: str) -> Move:
 
 
 def _openai_reply(move: Move, n: int, model: str) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": None}
+    message: dict[str, Any] = {"role": "assistant", "content": None}  # null, as OpenAI sends it
     if move["kind"] == "text":
         message["content"] = move["text"]
     else:
@@ -177,7 +231,12 @@ def _openai_reply(move: Move, n: int, model: str) -> dict[str, Any]:
         "created": 0,
         "model": model,
         "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
+        "usage": {
+            "prompt_tokens": 100,
+            "completion_tokens": 10,
+            "total_tokens": 110,
+            "prompt_tokens_details": {"cached_tokens": 60 if n else 0},
+        },
     }
 
 
@@ -195,7 +254,35 @@ def _anthropic_reply(move: Move, n: int, model: str) -> dict[str, Any]:
         "content": content,
         "stop_reason": "tool_use",
         "stop_sequence": None,
-        "usage": {"input_tokens": 100, "output_tokens": 10},
+        "usage": {
+            "input_tokens": 40,
+            "cache_read_input_tokens": 60 if n else 0,
+            "cache_creation_input_tokens": 0 if n else 60,
+            "output_tokens": 10,
+        },
+    }
+
+
+def signature(n: int) -> str:
+    """The thought signature of the n-th call of a conversation (base64, as Gemini sends it)."""
+    return base64.b64encode(f"sig-{n}".encode()).decode()
+
+
+def _gemini_reply(move: Move, n: int, model: str) -> dict[str, Any]:
+    if move["kind"] == "text":
+        parts: list[dict[str, Any]] = [{"text": move["text"]}]
+    else:
+        args = move["args"] if move["kind"] == "call" else {}
+        parts = [{"functionCall": {"name": move["name"], "args": args}, "thoughtSignature": signature(n)}]
+    return {
+        "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {
+            "promptTokenCount": 100,
+            "candidatesTokenCount": 10,
+            "cachedContentTokenCount": 60 if n else 0,
+            "totalTokenCount": 110,
+        },
+        "modelVersion": model,
     }
 
 
@@ -204,7 +291,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length", "0"))
-        status, payload = self.model.answer(self.path, self.rfile.read(length))
+        status, payload = self.model.answer(self.path, self.rfile.read(length), dict(self.headers))
         body = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
         try:
             self.send_response(status)

@@ -1,8 +1,9 @@
 """The LLM agent: runs natural-language steps, heals stale recordings, feeds recording write-back.
 
 It talks to the rest of the plugin only through the session's tool registry, the driver's
-snapshot methods and the runner's agent callback. Provider SDKs (``openai``, ``anthropic``, the
-``agent`` extra) are imported by the provider adapters on the first request, never at collection.
+snapshot methods and the runner's agent callback. Provider SDKs (``openai``, ``anthropic``,
+``google-genai``: the ``agent-*`` extras) are imported by the provider adapters on the first
+request, never at collection.
 """
 
 from __future__ import annotations
@@ -18,9 +19,13 @@ def make_provider(spec: LlmSpec) -> Provider:
         from .anthropic_messages import AnthropicMessages
 
         return AnthropicMessages(spec)
-    from .openai_chat import OpenAIChat
+    if spec.provider == "google":
+        from .gemini import GeminiChat
 
-    return OpenAIChat(spec)
+        return GeminiChat(spec)
+    from .openai_chat import AzureChat, OpenAIChat
+
+    return AzureChat(spec) if spec.provider == "azure" else OpenAIChat(spec)
 
 
 __all__ = [

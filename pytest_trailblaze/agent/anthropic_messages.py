@@ -1,4 +1,9 @@
-"""Anthropic Messages with tools, through the official ``anthropic`` SDK (imported on first use)."""
+"""Anthropic Messages with tools, through the official ``anthropic`` SDK (imported on first use).
+
+Requests carry prompt-cache breakpoints (``cache_control``) on what repeats from one call to the
+next: the tools, the system prompt, and the history before the current screen. Cached input costs
+a tenth of fresh input; the usage read back counts cache reads and writes (``wire.Usage``).
+"""
 
 from __future__ import annotations
 
@@ -11,12 +16,21 @@ from .wire import Conversation, ProviderError, Reply, SdkProvider, ToolRequest, 
 MAX_TOKENS = 4096
 
 
+CACHE = {"type": "ephemeral"}
+
+
 def build_request(conversation: Conversation, model: str) -> dict[str, Any]:
-    """The ``messages.create`` arguments; tool results and the next screen share one user message."""
+    """The ``messages.create`` arguments; tool results and the next screen share one user message.
+
+    Three cache breakpoints: the last tool (caching every tool), the system prompt, and the last
+    block of the history before the current screen (``conversation.cache_until`` turns).
+    """
     messages: list[dict[str, Any]] = []
-    for turn in conversation.turns:
+    for index, turn in enumerate(conversation.turns):
         role = "assistant" if turn.role == "assistant" else "user"
         blocks = _blocks(turn)
+        if index == conversation.cache_until - 1 and blocks:
+            blocks[-1] = {**blocks[-1], "cache_control": CACHE}
         if messages and messages[-1]["role"] == role:
             messages[-1]["content"].extend(blocks)
         else:
@@ -25,23 +39,25 @@ def build_request(conversation: Conversation, model: str) -> dict[str, Any]:
         {"name": t.name, "description": t.description, "input_schema": dict(t.parameters)}
         for t in conversation.tools
     ]
+    if tools:
+        tools[-1]["cache_control"] = CACHE
     return {
         "model": model,
         "max_tokens": MAX_TOKENS,
-        "system": conversation.system,
+        "system": [{"type": "text", "text": conversation.system, "cache_control": CACHE}],
         "messages": messages,
         "tools": tools,
-        "tool_choice": {"type": "any"},
+        "tool_choice": {"type": "any" if conversation.require_tool else "auto"},
     }
 
 
 def _blocks(turn: Turn) -> list[dict[str, Any]]:
     if turn.role == "assistant":
-        blocks: list[dict[str, Any]] = [{"type": "text", "text": turn.text}] if turn.text else []
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": turn.text}] if turn.text.strip() else []
         if turn.call is not None:
             call = turn.call
             blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": _input(call)})
-        return blocks
+        return blocks or [{"type": "text", "text": "(no reply)"}]
     if turn.role == "result" and turn.call is not None:
         return [{"type": "tool_result", "tool_use_id": turn.call.id, "content": turn.text}]
     blocks = [{"type": "text", "text": turn.text}]
@@ -76,9 +92,15 @@ def parse_response(response: Any) -> Reply:
                 raise ProviderError(f"malformed tool call #{index + 1}: it names no tool")
             arguments = json.dumps(getattr(block, "input", None), ensure_ascii=False)
             calls.append(ToolRequest(getattr(block, "id", None) or f"toolu_{index}", name, arguments))
-    usage = getattr(response, "usage", None)
-    tokens = Usage(int(getattr(usage, "input_tokens", 0) or 0), int(getattr(usage, "output_tokens", 0) or 0))
-    return Reply("\n".join(t for t in texts if t), tuple(calls), tokens)
+    return Reply("\n".join(t for t in texts if t), tuple(calls), usage_of(getattr(response, "usage", None)))
+
+
+def usage_of(usage: Any) -> Usage:
+    """``input_tokens`` counts only fresh input here; reads and writes of the cache come apart."""
+    read = int(getattr(usage, "cache_read_input_tokens", 0) or 0)
+    written = int(getattr(usage, "cache_creation_input_tokens", 0) or 0)
+    fresh = int(getattr(usage, "input_tokens", 0) or 0)
+    return Usage(fresh + read + written, int(getattr(usage, "output_tokens", 0) or 0), read, written)
 
 
 class AnthropicMessages(SdkProvider):

@@ -4,9 +4,15 @@ Each iteration sends the system prompt, the objective, the calls made so far (as
 own tool-call turns) and the *current* screen only, so a long step does not resend old screens.
 Every tool the model picks runs through the session registry (validation, interpolation, hooks,
 logging, masking) exactly like a replayed call. The conversation passes one masking filter right
-before it is handed to the provider. Every way the model can fail the step (HTTP errors,
-timeouts, unreadable or unknown tool calls, the call budget, giving up) ends as one
-``AgentFailure`` naming the model and the cause.
+before it is handed to the provider.
+
+The model's mistakes are handed back to it as the result of its call, as a tool's own failure
+is: a tool that is not offered, arguments that are not JSON or fail validation, a reply without
+a tool call. It tries again within the call budget; a model that repeats itself is told, then
+stopped (``repeats``). A step ends when the model reports ``objectiveStatus`` (a verification
+of a single positive claim also ends when its check holds); FAILED always fails it. What
+cannot go on (HTTP errors, timeouts, the budget, giving up) ends as one ``AgentFailure`` naming
+the model and the cause.
 """
 
 from __future__ import annotations
@@ -18,13 +24,19 @@ from typing import Any
 
 from ..core.errors import AgentFailure, FatalToolError, ToolError
 from ..core.runner import ResolvedStep
+from ..core.yamlsource import did_you_mean
 from ..drivers import aria
-from .prompt import OBJECTIVE_TOOL, menu, objective_text, system_prompt, tool_specs
+from .prompt import OBJECTIVE_TOOL, PreviousStep, menu, objective_text, reminder, single_claim, system_prompt
+from .prompt import tool_specs as lean_specs
+from .repeats import RepeatGuard, call_key, digest
 from .screen import capture_image, capture_text
 from .selectors import web_node_selector
 from .wire import Conversation, Provider, ProviderError, Reply, ToolRequest, ToolSpec, Turn, Usage
 
-NUDGE = "Call exactly one of the tools now; when the objective is done, call objectiveStatus."
+NO_TOOL = (
+    "error: your reply called no tool. Answer with exactly one tool call; when the objective is done "
+    "or cannot be done, call objectiveStatus."
+)
 
 
 @dataclass
@@ -51,8 +63,23 @@ class StepRun:
     healed: bool = False
     #: True once the step is done (a failed attempt keeps its calls for the report, never a recording).
     done: bool = False
+    #: The model's last words on the objective (objectiveStatus ``explanation``).
+    explanation: str = ""
+    #: The model's price (``models.Price``) when known, for the cost of ``usage``.
+    price: Any = None
     #: Agent overhead per iteration in ms: screen + prompt + masking (model and tool time excluded).
     overhead_ms: list[float] = field(default_factory=list)
+
+
+@dataclass
+class _Turned:
+    """What one reply led to: turns for the history, the repetition key, the status reported."""
+
+    turns: list[Turn]
+    key: str
+    what: str
+    status: str | None = None
+    finished: bool = False
 
 
 @dataclass
@@ -63,51 +90,91 @@ class AgentLoop:
     max_calls: int = 50
     screenshots: bool = False
     context: str | None = None
+    #: The endpoint honours a forced tool call; otherwise the model is asked in words.
+    forced_tools: bool = False
+    repeats: RepeatGuard = field(default_factory=RepeatGuard)
 
-    def run(self, step: ResolvedStep, ctx: Any, heal_note: str | None = None) -> StepRun:
-        run = StepRun(step, self.provider.name, healed=heal_note is not None)
-        offered = menu(step, ctx)
+    def run(self, step: ResolvedStep, ctx: Any, previous: PreviousStep | None = None) -> StepRun:
+        run = StepRun(step, self.provider.name, healed=step.healing is not None)
         mask = ctx.memory.mask
         specs = tuple(
             replace(s, description=mask(s.description), parameters=mask(dict(s.parameters)))
-            for s in tool_specs(offered)
+            for s in lean_specs(menu(step, ctx), ctx.platform)
         )
-        # A verify: step ends when a verification holds (U§7.2 "auto-terminate"); a step: does not.
-        verifying = {d.name for d in offered if d.is_verification} if step.step.kind == "verify" else set()
-        system = system_prompt(step, ctx, self.context)
-        history: list[Turn] = [Turn("user", objective_text(step, ctx.memory, heal_note))]
-        nudged = False
+        verifying = step.step.kind == "verify" and single_claim(step.step.text)
+        system = system_prompt(ctx, self.context, self.screenshots)
+        history: list[Turn] = [Turn("user", objective_text(step, previous))]
+        guard = replace(self.repeats, seen=type(self.repeats.seen)())
+        note: str | None = None
+        warning: str | None = None
         while True:
             if run.llm_calls >= self.max_calls:
                 raise self._failure(run, f"used its budget of {self.max_calls} LLM calls without finishing")
             started = time.perf_counter()
-            screen = self._screen(step, ctx, run)
-            conversation = _masked(Conversation(system, specs, [*history, screen]), ctx.memory)
+            text, image, media_type = self._screen(step, ctx, run)
+            words = reminder(step, ctx.memory, status_note=note, warning=warning)
+            screen = Turn("user", f"{words}\n\nCurrent screen:\n{text}", image=image, image_type=media_type)
+            conversation = Conversation(
+                system, specs, [*history, screen], require_tool=self.forced_tools, cache_until=len(history)
+            )
+            conversation = _masked(conversation, ctx.memory)
             run.overhead_ms.append((time.perf_counter() - started) * 1000)
             reply = self._ask(conversation, run)
-            if not reply.calls:
-                if nudged:
-                    raise self._failure(run, f"replied without calling a tool: {_short(reply.text)}")
-                nudged = True
-                history += [Turn("assistant", reply.text), Turn("user", NUDGE)]
-                continue
-            request = reply.calls[0]
-            args = self._arguments(request, run)
-            if request.name not in {s.name for s in specs}:
-                raise self._failure(run, _unknown(request.name, specs, step))
-            message, status = self._dispatch(request.name, args, ctx, run)
-            history += [Turn("assistant", reply.text, call=request), Turn("result", message, call=request)]
-            if status == "COMPLETED" or (request.name in verifying and run.calls[-1].ok):
+            turned = self._turn(reply, specs, step, ctx, run, digest(text), verifying)
+            history += turned.turns
+            if turned.finished:
                 run.done = True
                 return run
-            if status == "FAILED":
+            if turned.status == "FAILED":
+                raise self._failure(run, f"the model reports the objective failed: {run.explanation}")
+            if turned.status == "IN_PROGRESS":
+                note = f"IN_PROGRESS: {run.explanation}"
+            times = guard.count(turned.key)
+            if guard.exhausted(times):
                 raise self._failure(
-                    run, f"the model reports the objective failed: {args.get('explanation', '')}"
+                    run, f"the model repeated itself: {turned.what} {times} times on an unchanged screen"
                 )
+            warning = guard.warning(times, turned.what)
+
+    # -- one reply -------------------------------------------------------------------------------------
+    def _turn(
+        self,
+        reply: Reply,
+        specs: tuple[ToolSpec, ...],
+        step: ResolvedStep,
+        ctx: Any,
+        run: StepRun,
+        screen: str,
+        verifying: bool,
+    ) -> _Turned:
+        """Run the reply's call, or hand its mistake back; the turns that record it."""
+        if not reply.calls:
+            turns = [Turn("assistant", reply.text), Turn("user", NO_TOOL)]
+            return _Turned(turns, call_key("", {}, screen, "no tool"), "replied without calling a tool")
+        request = reply.calls[0]
+        extra = len(reply.calls) - 1
+        args, problem = _arguments(request)
+        if problem is None and request.name not in {s.name for s in specs}:
+            problem = _unknown(request.name, specs, step)
+        if problem is not None:
+            message, status = f"error: {problem}", None
+        else:
+            message, status = self._dispatch(request.name, args, ctx, run)
+        if extra:
+            message += f"\n(only the first of your {extra + 1} calls ran: make one call per turn)"
+        turns = [Turn("assistant", reply.text, call=request), Turn("result", message, call=request)]
+        shown = json.dumps(args, ensure_ascii=False, default=str) if problem is None else request.arguments
+        what = f"made the same call ({request.name} {_short(shown, 120)})"
+        key = call_key(request.name, args if problem is None else request.arguments, screen, message)
+        if status == "COMPLETED":
+            return _Turned(turns, key, what, status, finished=True)
+        passed = problem is None and run.calls and run.calls[-1].ok
+        checked = passed and ctx.registry.get(request.name).descriptor.is_verification
+        return _Turned(turns, key, what, status, finished=bool(verifying and checked))
 
     # -- one iteration's parts -------------------------------------------------------------------------
-    def _screen(self, step: ResolvedStep, ctx: Any, run: StepRun) -> Turn:
-        """The current screen as a user turn; no picture is taken while a secret is visible on it."""
+    def _screen(self, step: ResolvedStep, ctx: Any, run: StepRun) -> tuple[str, bytes | None, str]:
+        """The current screen as text, and a picture unless a secret is visible on it."""
         try:
             text = capture_text(ctx)
             image = None
@@ -116,8 +183,8 @@ class AgentLoop:
                 image = capture_image(ctx, ctx.artifact(name))
         except ToolError as exc:
             raise self._failure(run, f"could not read the screen: {ctx.memory.mask(str(exc))}") from None
-        data, media_type = image if image is not None else (None, "")
-        return Turn("user", f"Current screen:\n{text}", image=data, image_type=media_type)
+        data, media_type = image if image is not None else (None, "image/png")
+        return text, data, media_type
 
     def _ask(self, conversation: Conversation, run: StepRun) -> Reply:
         try:
@@ -126,22 +193,8 @@ class AgentLoop:
             run.llm_calls += 1
             raise self._failure(run, exc.cause) from None
         run.llm_calls += 1
-        run.usage = Usage(
-            run.usage.input_tokens + reply.usage.input_tokens,
-            run.usage.output_tokens + reply.usage.output_tokens,
-        )
+        run.usage = run.usage + reply.usage
         return reply
-
-    def _arguments(self, request: ToolRequest, run: StepRun) -> dict[str, Any]:
-        try:
-            args = json.loads(request.arguments or "{}")
-        except ValueError as exc:
-            why = f"malformed tool call: the arguments of '{request.name}' are not JSON ({exc})"
-            raise self._failure(run, why) from None
-        if not isinstance(args, dict):
-            why = f"malformed tool call: the arguments of '{request.name}' are not a JSON object"
-            raise self._failure(run, why)
-        return args
 
     def _dispatch(self, name: str, args: dict[str, Any], ctx: Any, run: StepRun) -> tuple[str, str | None]:
         """Run the call through the registry; a tool's failure goes back to the model as its result."""
@@ -156,22 +209,40 @@ class AgentLoop:
             run.calls.append(AgentCall(name, args, False, start, len(ctx.tool_log)))
             return f"error: {ctx.memory.mask(str(exc))}", None
         run.calls.append(AgentCall(name, args, True, start, len(ctx.tool_log), selector))
-        status = str(args.get("status", "")).upper() if name == OBJECTIVE_TOOL else None
-        return f"ok: {ctx.memory.mask(result.message)}", status
+        if name != OBJECTIVE_TOOL:
+            return f"ok: {ctx.memory.mask(result.message)}", None
+        run.explanation = ctx.memory.mask(str(args.get("explanation", "")))
+        return f"ok: {ctx.memory.mask(result.message)}", str(args.get("status", "")).strip().upper()
 
     def _failure(self, run: StepRun, cause: str) -> AgentFailure:
         step = run.step
         tools = [c.name for c in run.calls]
         done = f"{run.llm_calls} LLM call{'s' if run.llm_calls != 1 else ''}, {len(tools)} tool call"
         done += f"{'s' if len(tools) != 1 else ''}" + (f" ({', '.join(tools[-8:])})" if tools else "")
+        lines = cause.strip().splitlines() or ["(no reason given)"]
+        shown = "\n".join([lines[0], *(f"    {line}" for line in lines[1:])])
         failure = AgentFailure(
             f"{step.step.span}: {step.label} failed: the agent could not do it: {step.step.text}\n"
             f"  model: {run.model}\n"
-            f"  cause: {cause}\n"
+            f"  cause: {shown}\n"
             f"  after: {done}"
         )
         failure.run = run  # type: ignore[attr-defined]
         return failure
+
+
+def _arguments(request: ToolRequest) -> tuple[dict[str, Any], str | None]:
+    """The call's arguments, or what is wrong with them (handed back to the model)."""
+    try:
+        args = json.loads(request.arguments or "{}")
+    except ValueError as exc:
+        return {}, (
+            f"the arguments of '{request.name}' are not readable JSON ({exc}); "
+            'send them as one JSON object, e.g. {"ref": "e7"}'
+        )
+    if not isinstance(args, dict):
+        return {}, f"the arguments of '{request.name}' must be a JSON object, not {type(args).__name__}"
+    return args, None
 
 
 def _selector_for(name: str, args: dict[str, Any], ctx: Any) -> dict[str, Any] | None:
@@ -200,14 +271,16 @@ def _masked(conversation: Conversation, memory: Any) -> Conversation:
         )
         for t in conversation.turns
     ]
-    return Conversation(mask(conversation.system), conversation.tools, turns)
+    return replace(conversation, system=mask(conversation.system), turns=turns)
 
 
 def _unknown(name: str, specs: tuple[ToolSpec, ...], step: ResolvedStep) -> str:
-    scope = "verification tools offered to a verify: step" if step.step.kind == "verify" else "tools offered"
-    return f"asked for tool '{name}', which is not among the {len(specs)} {scope}"
+    names = [s.name for s in specs]
+    hint = did_you_mean(name, names)
+    scope = "this verification offers only" if step.step.kind == "verify" else "the tools offered are"
+    return f"there is no tool '{name}' here{' (' + hint + ')' if hint else ''}; {scope}: {', '.join(names)}"
 
 
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return (text[:200] + "...") if len(text) > 200 else (text or "(empty reply)")
+def _short(text: str, limit: int = 200) -> str:
+    text = " ".join(str(text).split())
+    return (text[:limit] + "...") if len(text) > limit else (text or "(empty reply)")

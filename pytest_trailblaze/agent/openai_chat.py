@@ -1,19 +1,28 @@
 """OpenAI Chat Completions with function tools, through the official ``openai`` SDK.
 
-Serves OpenAI itself and every server speaking the same protocol (Ollama, vLLM, LM Studio,
-OpenRouter, Azure) through ``--trailblaze-llm-base-url``. The SDK is imported when the first
-request is sent, never at collection.
+Serves OpenAI itself, Azure OpenAI (the SDK's Azure client) and every server speaking the same
+protocol (Ollama, vLLM, LM Studio, llama.cpp, OpenRouter) through ``--trailblaze-llm-base-url``.
+The request keeps to what those servers accept: ``tool_choice: "required"`` only where the
+endpoint is known to honour it (``"auto"`` elsewhere: some servers refuse ``required`` with an
+HTTP 500), and an assistant turn's ``content`` is ``""``, never ``null``, which some servers'
+validation rejects. The SDK is imported when the first request is sent, never at collection.
 """
 
 from __future__ import annotations
 
 import base64
+import importlib
+import os
 from typing import Any
 
 from .wire import Conversation, ProviderError, Reply, SdkProvider, ToolRequest, Turn, Usage
 
+#: Output cap for servers behind a base URL: a tool call is short, and a small local model that
+#: rambles would otherwise write until its context is full.
+COMPATIBLE_MAX_TOKENS = 1024
 
-def build_request(conversation: Conversation, model: str) -> dict[str, Any]:
+
+def build_request(conversation: Conversation, model: str, *, max_tokens: int | None = None) -> dict[str, Any]:
     """The ``chat.completions.create`` arguments for a conversation (pure, for tests and benchmarks)."""
     messages: list[dict[str, Any]] = [{"role": "system", "content": conversation.system}]
     messages += [_message(turn) for turn in conversation.turns]
@@ -24,7 +33,11 @@ def build_request(conversation: Conversation, model: str) -> dict[str, Any]:
         }
         for t in conversation.tools
     ]
-    return {"model": model, "messages": messages, "tools": tools, "tool_choice": "required"}
+    choice = "required" if conversation.require_tool else "auto"
+    request = {"model": model, "messages": messages, "tools": tools, "tool_choice": choice}
+    if max_tokens is not None:
+        request["max_tokens"] = max_tokens
+    return request
 
 
 def _message(turn: Turn) -> dict[str, Any]:
@@ -33,7 +46,7 @@ def _message(turn: Turn) -> dict[str, Any]:
         function = {"name": call.name, "arguments": call.arguments}
         return {
             "role": "assistant",
-            "content": turn.text or None,
+            "content": turn.text or "",
             "tool_calls": [{"id": call.id, "type": "function", "function": function}],
         }
     if turn.role == "result" and turn.call is not None:
@@ -63,11 +76,19 @@ def parse_response(response: Any) -> Reply:
             raise ProviderError(f"malformed tool call #{index + 1}: it names no function")
         arguments = getattr(function, "arguments", None)
         calls.append(ToolRequest(getattr(call, "id", None) or f"call_{index}", name, arguments or "{}"))
-    usage = getattr(response, "usage", None)
-    tokens = Usage(
-        int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0)
+    return Reply(
+        getattr(message, "content", None) or "", tuple(calls), usage_of(getattr(response, "usage", None))
     )
-    return Reply(getattr(message, "content", None) or "", tuple(calls), tokens)
+
+
+def usage_of(usage: Any) -> Usage:
+    """Prompt tokens count the cached ones, which ``prompt_tokens_details`` names (OpenAI, Azure)."""
+    details = getattr(usage, "prompt_tokens_details", None)
+    return Usage(
+        int(getattr(usage, "prompt_tokens", 0) or 0),
+        int(getattr(usage, "completion_tokens", 0) or 0),
+        int(getattr(details, "cached_tokens", 0) or 0),
+    )
 
 
 class OpenAIChat(SdkProvider):
@@ -76,10 +97,37 @@ class OpenAIChat(SdkProvider):
     sdk, client_class, base_error, api_name = "openai", "OpenAI", "OpenAIError", "the OpenAI API"
 
     def build_request(self, conversation: Conversation, model: str) -> dict[str, Any]:
-        return build_request(conversation, model)
+        cap = COMPATIBLE_MAX_TOKENS if self.spec.base_url and self.spec.provider == "openai" else None
+        return build_request(conversation, model, max_tokens=cap)
 
     def send(self, client: Any, request: dict[str, Any]) -> Any:
         return client.chat.completions.create(**request)
 
     def parse_response(self, response: Any) -> Reply:
         return parse_response(response)
+
+
+#: The Azure OpenAI API version used unless ``OPENAI_API_VERSION`` names another.
+AZURE_API_VERSION = "2024-10-21"
+
+
+class AzureChat(OpenAIChat):
+    """A deployment of Azure OpenAI, through the SDK's ``AzureOpenAI`` client.
+
+    The model part of ``azure/<deployment>`` is the deployment's name; the endpoint comes from
+    ``--trailblaze-llm-base-url`` or ``AZURE_OPENAI_ENDPOINT``, the key from ``AZURE_OPENAI_API_KEY``.
+    """
+
+    client_class, api_name = "AzureOpenAI", "Azure OpenAI"
+
+    def _connect(self) -> Any:
+        if self._client is None:
+            make = getattr(importlib.import_module(self.sdk), self.client_class)
+            self._client = make(
+                api_key=self.spec.api_key(),
+                azure_endpoint=self.spec.base_url,
+                api_version=os.environ.get("OPENAI_API_VERSION") or AZURE_API_VERSION,
+                timeout=self.spec.timeout_s,
+                max_retries=self.spec.retries,
+            )
+        return self._client

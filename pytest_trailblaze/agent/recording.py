@@ -4,7 +4,10 @@ Recordable top-level calls that succeeded, with the arguments the model wrote (s
 ``{{email}}`` stays a token) and, for web calls by ``eN``, the nodeSelector found before the call.
 A call that is not recordable itself (``tap``, a script) is recorded as the recordable calls it
 made, from the tool log. ``objectiveStatus`` and failed calls are left out; a verification
-repeated identically is kept once.
+repeated identically is kept once. The model's optional ``reasoning`` stays with its call, last.
+
+A healed step keeps the recorded calls that worked, in order, in front of the agent's calls:
+the agent only did what was left, so without them the recording would skip part of the step.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ Recorded = tuple[str, dict[str, Any]]
 def recorded_step(run: StepRun, log: list[ToolLogEntry], registry: Any) -> list[Recorded] | None:
     """The calls to write for the step, or None when one of them cannot be written faithfully
     (a nested call whose logged arguments hold a masked secret)."""
-    calls: list[Recorded] = []
+    heal = run.step.healing
+    calls: list[Recorded] = [(c.name, dict(c.args)) for c in heal.kept] if heal is not None else []
     for call in run.calls:
         if not call.ok or call.name not in registry:
             continue
@@ -36,9 +40,11 @@ def recorded_step(run: StepRun, log: list[ToolLogEntry], registry: Any) -> list[
 
 
 def _with_selector(call: AgentCall) -> dict[str, Any]:
-    args = dict(call.args)
+    args = {k: v for k, v in call.args.items() if k != "reasoning"}
     if call.node_selector is not None and "nodeSelector" not in args:
         args["nodeSelector"] = call.node_selector
+    if isinstance(call.args.get("reasoning"), str) and call.args["reasoning"].strip():
+        args["reasoning"] = call.args["reasoning"]
     return args
 
 

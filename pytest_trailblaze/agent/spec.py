@@ -1,6 +1,10 @@
 """Which model the agent talks to: ``PROVIDER/MODEL``, its endpoint, key and client library.
 
-Nothing here imports a provider SDK: whether the ``agent`` extra is installed is checked with
+Providers: ``openai`` (OpenAI, and every OpenAI-compatible server through a base URL: Ollama,
+vLLM, LM Studio, llama.cpp, OpenRouter), ``anthropic``, ``google`` (Gemini; ``gemini/`` is the
+same) and ``azure`` (Azure OpenAI: the model part is the deployment name).
+
+Nothing here imports a provider SDK: whether the provider's extra is installed is checked with
 ``importlib.util.find_spec`` so that a run with ``--trailblaze-llm`` can say what to install
 before anything starts, and a run without it never loads the SDKs.
 """
@@ -12,12 +16,29 @@ import os
 from dataclasses import dataclass
 
 from ..core.errors import ConfigurationError
+from .models import Price
 
-#: provider -> (SDK module, environment variable holding the key, environment variable of the base URL)
-PROVIDERS: dict[str, tuple[str, str, str]] = {
-    "openai": ("openai", "OPENAI_API_KEY", "OPENAI_BASE_URL"),
-    "anthropic": ("anthropic", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
+
+@dataclass(frozen=True, slots=True)
+class ProviderInfo:
+    """A provider's client library, the extra that installs it, and where its key and URL live."""
+
+    sdk: str
+    extra: str
+    keys: tuple[str, ...]
+    url_variable: str
+
+
+PROVIDERS: dict[str, ProviderInfo] = {
+    "openai": ProviderInfo("openai", "agent-openai", ("OPENAI_API_KEY",), "OPENAI_BASE_URL"),
+    "anthropic": ProviderInfo("anthropic", "agent-anthropic", ("ANTHROPIC_API_KEY",), "ANTHROPIC_BASE_URL"),
+    "google": ProviderInfo(
+        "google.genai", "agent-google", ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "GOOGLE_GEMINI_BASE_URL"
+    ),
+    "azure": ProviderInfo("openai", "agent-openai", ("AZURE_OPENAI_API_KEY",), "AZURE_OPENAI_ENDPOINT"),
 }
+#: Other names people write for a provider.
+ALIASES = {"gemini": "google"}
 EXTRA_HINT = "pip install 'pytest-trailblaze[agent]'"
 DEFAULT_MAX_CALLS = 50
 DEFAULT_TIMEOUT_S = 120.0
@@ -33,6 +54,10 @@ class LlmSpec:
     timeout_s: float = DEFAULT_TIMEOUT_S
     retries: int = 2
     screenshots: bool = True
+    #: The endpoint honours a forced tool call (else the model is asked in words, ``auto``).
+    forced_tools: bool = False
+    #: Dollars per million tokens, when known (JUnit ``llm_cost_usd``, the run's totals).
+    price: Price | None = None
 
     @property
     def name(self) -> str:
@@ -40,16 +65,17 @@ class LlmSpec:
 
     @property
     def sdk(self) -> str:
-        return PROVIDERS[self.provider][0]
+        return PROVIDERS[self.provider].sdk
 
     def api_key(self) -> str:
         """The key from the provider's usual variable; local servers need none."""
-        variable = PROVIDERS[self.provider][1]
-        key = os.environ.get(variable, "")
+        variables = PROVIDERS[self.provider].keys
+        key = next((os.environ[v] for v in variables if os.environ.get(v)), "")
         if key:
             return key
-        if self.base_url:
+        if self.base_url and self.provider != "azure":
             return "not-needed"  # Ollama, vLLM, LM Studio accept any key
+        variable = variables[0]
         raise ConfigurationError(
             f"--trailblaze-llm {self.name}: no API key\n"
             f"  why: {variable} is not set and no --trailblaze-llm-base-url points at a local server\n"
@@ -64,7 +90,8 @@ def parse_model(text: str, where: str) -> tuple[str, str]:
         what, why, fix = problem
         raise ConfigurationError(f"{where}: {what}" + (f"\n  why: {why}" if why else "") + f"\n  fix: {fix}")
     provider, _, model = text.strip().partition("/")
-    return provider.strip().lower(), model.strip()
+    provider = provider.strip().lower()
+    return ALIASES.get(provider, provider), model.strip()
 
 
 def model_problem(text: str) -> tuple[str, str, str] | None:
@@ -75,13 +102,13 @@ def model_problem(text: str) -> tuple[str, str, str] | None:
         return (
             f"expected PROVIDER/MODEL, got {text!r}",
             "",
-            "write e.g. openai/gpt-4.1 or anthropic/claude-sonnet-4-5 "
+            "write e.g. openai/gpt-4.1, anthropic/claude-sonnet-4-5 or google/gemini-2.5-flash "
             "(openai/<model> also serves Ollama and other OpenAI-compatible servers)",
         )
-    if provider not in PROVIDERS:
+    if ALIASES.get(provider, provider) not in PROVIDERS:
         return (
             f"unknown LLM provider {provider!r} in {text!r}",
-            f"supported providers are {', '.join(PROVIDERS)}",
+            f"supported providers are {', '.join(PROVIDERS)} (and gemini, the same as google)",
             "use openai/<model> with --trailblaze-llm-base-url for any OpenAI-compatible server",
         )
     return None
@@ -89,7 +116,13 @@ def model_problem(text: str) -> tuple[str, str, str] | None:
 
 def base_url_for(provider: str, given: str | None) -> str | None:
     """The option, else the provider's own variable (``OPENAI_BASE_URL``)."""
-    return given or os.environ.get(PROVIDERS[provider][2]) or None
+    return given or os.environ.get(PROVIDERS[provider].url_variable) or None
+
+
+def extra_hint(provider: str) -> str:
+    """The pip command that installs what ``provider`` needs (and the umbrella extra)."""
+    extra = PROVIDERS[provider].extra
+    return f"pip install 'pytest-trailblaze[{extra}]' (or [agent] for every provider)"
 
 
 def require_sdk(spec: LlmSpec, where: str = "--trailblaze-llm") -> None:
@@ -102,5 +135,5 @@ def require_sdk(spec: LlmSpec, where: str = "--trailblaze-llm") -> None:
     if not found:
         raise ConfigurationError(
             f"{where} {spec.name} needs the '{spec.sdk}' client library, which is not installed\n"
-            f"  fix: {EXTRA_HINT}"
+            f"  fix: {extra_hint(spec.provider)}"
         )

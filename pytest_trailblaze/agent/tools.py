@@ -1,8 +1,10 @@
-"""Tools that exist for the agent: ``objectiveStatus`` (U§4.2 meta) and the mobile ``tap`` by ref.
+"""Tools that exist for the agent: ``objectiveStatus`` (U§4.2 meta), the mobile ``tap`` by ref,
+and the memory tools that ask a model about the screen (``judgement``).
 
-Both are offered to the model and never recorded (U§4.1 "LLM-only wrapper"): ``objectiveStatus``
-only ends a step, and ``tap`` resolves the ref the model saw to a ``nodeSelector`` and delegates
-to ``tapOnElementBySelector``, the precise call a recording keeps (through the tool log).
+The first two are offered to the model and never recorded (U§4.1 "LLM-only wrapper"):
+``objectiveStatus`` only ends a step, and ``tap`` resolves the ref the model saw to a
+``nodeSelector`` and delegates to ``tapOnElementBySelector``, the precise call a recording keeps
+(through the tool log).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from ..core.context import ToolContext
 from ..core.errors import ToolFailure
 from ..core.tooldef import CaseInsensitiveEnum, Tool, tool
+from .judgement import TOOLS as JUDGEMENT_TOOLS
 from .screen import mobile_refs
 from .selectors import mobile_node_selector
 
@@ -47,4 +50,4 @@ def tap(ctx: ToolContext, ref: str, longPress: bool = False) -> str:
     return ctx.run("tapOnElementBySelector", args).message
 
 
-TOOLS: tuple[Tool, ...] = (objectiveStatus, tap)
+TOOLS: tuple[Tool, ...] = (objectiveStatus, tap, *JUDGEMENT_TOOLS)

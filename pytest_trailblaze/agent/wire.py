@@ -1,7 +1,7 @@
 """What the agent loop and the provider adapters exchange, independent of any provider.
 
 The loop builds a ``Conversation`` of neutral turns; an adapter turns it into its provider's wire
-format (OpenAI Chat Completions, Anthropic Messages), sends it with the provider's SDK and parses
+format (OpenAI Chat Completions, Anthropic Messages, Gemini), sends it with the provider's SDK and parses
 the answer back into a ``Reply``. Keeping the turns neutral lets one loop drive every provider and
 lets the masking filter see every string before any of it leaves the process.
 """
@@ -9,6 +9,7 @@ lets the masking filter see every string before any of it leaves the process.
 from __future__ import annotations
 
 import importlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -25,17 +26,36 @@ class ToolSpec:
 
 @dataclass(frozen=True, slots=True)
 class ToolRequest:
-    """One tool call the model asked for; ``arguments`` is the raw JSON text it sent."""
+    """One tool call the model asked for; ``arguments`` is the raw JSON text it sent.
+
+    ``signature`` is an opaque token some providers attach to a call and want back with it in
+    the history (Gemini's thought signature); the loop carries it and never reads it.
+    """
 
     id: str
     name: str
     arguments: str
+    signature: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Usage:
+    """Tokens of one or more requests. ``input_tokens`` counts every input token, those read from
+    the provider's prompt cache (``cached_input_tokens``) and those written to it
+    (``cache_write_tokens``, Anthropic) included, so the three providers add up alike."""
+
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cached_input_tokens + other.cached_input_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,18 +85,27 @@ class Turn:
 
 @dataclass
 class Conversation:
-    """Everything sent to the model for one step: the system prompt, the tools and the turns."""
+    """Everything sent to the model for one step: the system prompt, the tools and the turns.
+
+    ``require_tool`` asks the provider to force a tool call; adapters send it only to servers
+    known to honour it (others answer such requests with an error, or ignore them).
+    ``cache_until`` is how many turns form a stable prefix worth caching (the history before
+    the current screen); providers with explicit cache breakpoints mark it.
+    """
 
     system: str
     tools: tuple[ToolSpec, ...]
     turns: list[Turn] = field(default_factory=list)
+    require_tool: bool = True
+    cache_until: int = 0
 
 
 class ProviderError(Exception):
     """The provider could not answer: an HTTP error, a timeout, an unreadable reply.
 
-    ``cause`` is a one-line reason for the step failure message; adapters raise it for every
-    error of their SDK so the loop never shows a provider traceback.
+    ``cause`` is the reason for the step failure message (the server's own words, a few lines at
+    most); adapters raise it for every error of their SDK so the loop never shows a provider
+    traceback.
     """
 
     def __init__(self, cause: str) -> None:
@@ -92,24 +121,75 @@ class Provider(Protocol):
     def complete(self, conversation: Conversation) -> Reply: ...
 
 
+#: How much of a server's error text a failure quotes: enough to read, never a page of HTML.
+MAX_CAUSE_LINES = 6
+MAX_CAUSE_CHARS = 800
+
+
+def trimmed(text: str) -> str:
+    """``text`` without blank lines, cut to a few lines and characters (marked when cut)."""
+    lines = [line.rstrip() for line in str(text).strip().splitlines() if line.strip()]
+    cut = len(lines) > MAX_CAUSE_LINES
+    out = "\n".join(lines[:MAX_CAUSE_LINES])
+    if len(out) > MAX_CAUSE_CHARS:
+        out, cut = out[:MAX_CAUSE_CHARS].rstrip(), True
+    return out + (" [...]" if cut else "")
+
+
 def error_cause(exc: BaseException) -> str:
-    """The innermost reason of an SDK error, on one line (connection refused, bad JSON...)."""
+    """The innermost reason of an SDK error (connection refused, bad JSON...), trimmed."""
     inner: BaseException = exc
     while inner.__cause__ is not None:
         inner = inner.__cause__
-    text = str(inner).strip() or str(exc).strip() or type(inner).__name__
-    return text.splitlines()[0]
+    return trimmed(str(inner).strip() or str(exc).strip() or type(inner).__name__)
+
+
+def server_text(body: Any, raw: str | None) -> str:
+    """What the server said about a refused request, in its own words.
+
+    The usual ``{"error": {"message": ...}}`` (OpenAI, Anthropic, Gemini, llama.cpp, vLLM),
+    FastAPI's ``{"detail": ...}``, a bare ``{"message": ...}``; otherwise the raw body text.
+    An empty message is said to be empty rather than replaced by the SDK's own summary.
+    """
+    if isinstance(body, list) and len(body) == 1:
+        body = body[0]
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        if isinstance(error, dict):
+            for key in ("message", "detail", "msg"):
+                if key in error:
+                    return _said(error[key])
+            if "detail" in body:
+                return _said(body["detail"])
+        elif isinstance(error, str):
+            return _said(error)
+    if raw and raw.strip():
+        return trimmed(raw)
+    return "(the server sent no error text)"
+
+
+def _said(value: Any) -> str:
+    if isinstance(value, str):
+        return trimmed(value) if value.strip() else "(the server's error message is empty)"
+    return trimmed(json.dumps(value, ensure_ascii=False, default=str))
 
 
 def status_message(exc: BaseException) -> str:
-    """The ``error.message`` of an HTTP error's JSON body, else the error's own first line."""
+    """The server's error text of an SDK's HTTP error (its parsed body, else the body as text)."""
+    response = getattr(exc, "response", None)
+    try:
+        raw = response.text if response is not None else None
+    except Exception:  # a streamed or closed body: the parsed one is all there is
+        raw = None
     body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        error = body.get("error", body)
-        message = error.get("message") if isinstance(error, dict) else error
-        if message:
-            return str(message).strip().splitlines()[0]
-    return error_cause(exc)
+    if body is None and raw:
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+    if body is None and not raw:
+        return error_cause(exc)
+    return server_text(body, raw)
 
 
 class SdkProvider:

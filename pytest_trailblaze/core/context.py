@@ -80,6 +80,9 @@ class ToolContext:
     toolbox: tuple[ToolDescriptor, ...] = ()
     #: Where Python files named at run time (the ``script`` tool) may lie; None: anywhere.
     code: CodeRoots | None = None
+    #: Asks a model about the current screen, for the tools that need a model's judgement
+    #: (``rememberWithAi``, ``assertWithAi``...); None when the run has no model.
+    judge: Any = None
 
     @property
     def platform(self) -> str:
@@ -108,6 +111,7 @@ class ToolContext:
             log_parent=self.current_entry,
             toolbox=self.toolbox,
             code=self.code,
+            judge=self.judge,
         )
         return self.registry.execute(name, dict(params or {}), nested)
 

@@ -44,6 +44,9 @@ class SlotUpdate:
     number: int
     text: str
     calls: tuple[Call, ...]
+    #: (tool name, comment): calls of these tools get the comment on their line, e.g. to say
+    #: that a model decides them at every run.
+    comments: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +179,26 @@ def _set_flow_key(
 
 
 def _slot_edit(text: str, trail: Trail, root: Node, update: SlotUpdate, classifier: str, nl: str) -> _Edit:
-    """The edit that puts the update's calls into the step's slot for ``classifier``."""
+    """The edit that puts the update's calls into the step's slot for ``classifier``, with the
+    update's comments on the lines that start its calls."""
+    edit = _bare_slot_edit(text, trail, root, update, classifier, nl)
+    if not update.comments:
+        return edit
+    notes = dict(update.comments)
+    lines = edit.text.split(nl)
+    for index, line in enumerate(lines):
+        found = _CALL_LINE.match(line)
+        if found and found.group(1) in notes:
+            lines[index] = f"{line}  # {' '.join(notes[found.group(1)].split())}"
+    return _Edit(edit.start, edit.end, nl.join(lines))
+
+
+_CALL_LINE = re.compile(r"^\s*-\s+([A-Za-z_][\w.-]*):(?:\s*\{\})?\s*$")
+
+
+def _bare_slot_edit(
+    text: str, trail: Trail, root: Node, update: SlotUpdate, classifier: str, nl: str
+) -> _Edit:
     step = trail.trailhead if update.number == 0 else trail.steps[update.number - 1]
     assert step is not None
     calls = [{name: dict(args)} for name, args in update.calls]

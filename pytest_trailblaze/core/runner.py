@@ -23,6 +23,22 @@ from .registry import ANNOTATION_ARGS
 
 
 @dataclass(frozen=True, slots=True)
+class Heal:
+    """A recorded step that failed and goes to the agent: its calls, what the ones that ran
+    answered (in order), and why the next one failed. The calls that ran stay done: the agent
+    does what is left, and the written recording keeps them in front of the agent's calls."""
+
+    calls: tuple[ToolCall, ...]
+    ran: tuple[str, ...]
+    cause: str
+
+    @property
+    def kept(self) -> tuple[ToolCall, ...]:
+        """The recorded calls that worked, in order."""
+        return self.calls[: len(self.ran)]
+
+
+@dataclass(frozen=True, slots=True)
 class ResolvedStep:
     """A step as it runs on one device."""
 
@@ -34,6 +50,8 @@ class ResolvedStep:
     calls: tuple[ToolCall, ...] | None
     #: Why the step's recording failed, when the step is handed to the agent to heal it.
     heal_cause: str | None = None
+    #: The recording's calls, those that ran and the failure, when the step is being healed.
+    healing: Heal | None = None
 
     @property
     def needs_agent(self) -> bool:
@@ -155,11 +173,12 @@ class TrailRunner:
         for listener in self.listeners:
             listener.step_finished(step, None)
 
-    def _replay(self, step: ResolvedStep) -> None:
+    def _replay(self, step: ResolvedStep, ran: list[str] | None = None) -> None:
+        """Run the step's calls in order; ``ran`` gets the message of each call that worked."""
         calls = step.calls or ()
         for index, call in enumerate(calls, start=1):
             try:
-                self.ctx.registry.execute(call.name, call.args, self.ctx)
+                result = self.ctx.registry.execute(call.name, call.args, self.ctx)
             except ToolError as exc:
                 raise StepFailureInfo.build(self.plan.trail, step, call, index, exc, self.ctx) from exc
             except TrailblazeError:
@@ -168,15 +187,19 @@ class TrailRunner:
                 raise StepFailureInfo.crashed(step, call, index, exc, self.ctx) from exc
             except self.stops as exc:
                 raise StepFailureInfo.stopped(step, call, index, exc, self.ctx) from exc
+            if ran is not None:
+                ran.append(self.ctx.memory.mask(result.message))
 
     def _replay_or_heal(self, step: ResolvedStep) -> None:
+        ran: list[str] = []
         try:
-            self._replay(step)
+            self._replay(step, ran)
         except StepFailureInfo as exc:
             fatal = isinstance(exc.__cause__, FatalToolError) or not isinstance(exc.__cause__, Exception)
             if not (self.self_heal and self.agent and step.step.kind == "step") or fatal:
                 raise
-            healing = replace(step, heal_cause=exc.cause.splitlines()[0])
+            heal = Heal(tuple(step.calls or ()), tuple(ran), exc.cause)
+            healing = replace(step, heal_cause=exc.cause.splitlines()[0], healing=heal)
             try:
                 outcome = self.agent(healing, self.ctx)
             except StepFailure as heal_error:

@@ -18,6 +18,8 @@ from typing import Any
 
 from .summary import outcome_counts
 
+#: How a tool's message starts when its outcome is a model's opinion (``agent.judgement``).
+JUDGEMENT = "model judgement"
 #: Screenshots larger than this are linked, not inlined, to keep the report small enough to open.
 MAX_INLINE_BYTES = 4 * 1024 * 1024
 _ORDER = ("failed", "error", "passed", "skipped", "xfailed", "xpassed")
@@ -33,9 +35,40 @@ def render(records: Sequence[Mapping[str, Any]], *, report_path: Path, title: st
         "<!doctype html>\n<html lang=en><head><meta charset=utf-8>"
         '<meta name=viewport content="width=device-width,initial-scale=1">'
         f"<title>{escape(title)}</title><style>{style}</style></head><body>"
-        f"<header><h1>{escape(title)}</h1><p class=meta>{escape(meta)}</p>{_filters(records)}</header>"
+        f"<header><h1>{escape(title)}</h1><p class=meta>{escape(meta)}</p>{_usage(records)}"
+        f"{_filters(records)}</header>"
         f"<main>{body or '<p>No trails ran.</p>'}</main><script>{script}</script></body></html>\n"
     )
+
+
+def _usage(records: Sequence[Mapping[str, Any]]) -> str:
+    """The run's model usage and cost, from the trails' ``llm_*`` properties (none: nothing)."""
+    used = [r.get("properties") or {} for r in records]
+    used = [p for p in used if "llm_calls" in p]
+    if not used:
+        return ""
+
+    def total(key: str) -> int:
+        return sum(int(p.get(key, 0)) for p in used)
+
+    priced = [p for p in used if "llm_cost_usd" in p]
+    cost = f"${sum(float(p['llm_cost_usd']) for p in priced):.4f}" if priced else "cost unknown"
+    if priced and len(priced) < len(used):
+        cost += f" ({len(used) - len(priced)} trails unpriced)"
+    line = (
+        f"model: {total('llm_calls')} LLM calls · {total('llm_input_tokens'):,} input tokens "
+        f"({total('llm_cached_input_tokens'):,} cached) · {total('llm_output_tokens'):,} output tokens"
+        f" · {cost}"
+    )
+    return f"<p class='meta usage'>{escape(line)}</p>"
+
+
+def _trail_usage(record: Mapping[str, Any]) -> str:
+    props = record.get("properties") or {}
+    if "llm_calls" not in props:
+        return ""
+    cost = f"${float(props['llm_cost_usd']):.4f} · " if "llm_cost_usd" in props else ""
+    return f"<span class=muted>{escape(cost)}{escape(str(props['llm_calls']))} LLM calls</span>"
 
 
 def _rank(outcome: str) -> int:
@@ -63,7 +96,7 @@ def _trail(record: Mapping[str, Any], index: int, base: Path) -> str:
         f"<section class='trail {escape(outcome)}' data-outcome={escape(outcome)} id=trail-{index}>"
         f"<details{opened}><summary><span class='badge {escape(outcome)}'>{escape(outcome)}</span>"
         f"<span class=name>{escape(str(record.get('title') or record.get('name')))}</span>"
-        f"<span class=muted>{escape(str(record.get('platform', '')))}</span>"
+        f"<span class=muted>{escape(str(record.get('platform', '')))}</span>{_trail_usage(record)}"
         f"<span class=time>{_seconds(record.get('duration_s'))}</span></summary>"
         f"<div class=body><p class=file>{escape(where)}</p>{failure_html}"
         f"<ol class=steps>{steps}</ol>{_artifacts(record, folder, base)}</div></details></section>"
@@ -104,9 +137,10 @@ def _call(call: Mapping[str, Any]) -> str:
         if message and call["outcome"] == "passed"
         else ""
     )
+    judged = "<span class=judged>model judgement</span> " if message.startswith(JUDGEMENT) else ""
     return (
         f"<li class='call {escape(call['outcome'])}' style='--depth:{int(call.get('depth', 0))}'>"
-        f"<code>{escape(call['name'])}</code> <code class=args>{escape(args)}</code>"
+        f"{judged}<code>{escape(call['name'])}</code> <code class=args>{escape(args)}</code>"
         f" <span class=time>{round(float(call.get('duration_s', 0)) * 1000)} ms</span>{shown}</li>"
     )
 

@@ -4,6 +4,8 @@
 ``llm: defaults: model:``) turns the agent on: steps without a recording for the device go to it,
 ``--trailblaze-self-heal`` hands it failed recorded steps, ``--trailblaze-ai-only`` everything.
 ``--trailblaze-save-recordings`` writes what it did into the trail files after a trail passed.
+What a model can take and costs comes from ``agent.models``, overridden by a workspace's
+``llm: models:``; usage and cost are reported by ``agent_reports``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from typing import Any
 import pytest
 
 from ..agent import EXTRA_HINT, AgentLoop, LlmSpec, Provider, StepRun, make_provider, parse_model, require_sdk
+from ..agent.judgement import JUDGED, RECORDING_NOTE, Judge
+from ..agent.models import facts_for
+from ..agent.prompt import previous_step
 from ..agent.recording import recorded_step
 from ..agent.spec import DEFAULT_MAX_CALLS, DEFAULT_TIMEOUT_S, base_url_for
 from ..agent.tools import TOOLS
@@ -25,9 +30,9 @@ from ..core.legacy import recording_file
 from ..core.lineage import resolve as resolve_recording
 from ..core.model import ANY_DEVICE
 from ..core.recordings import SlotUpdate, save_recordings
+from .agent_reports import JUDGE_KEY, REPORTS_PLUGIN, RUNS_KEY, AgentReports
 
 AGENT_KEY = pytest.StashKey["AgentSettings"]()
-RUNS_KEY = pytest.StashKey[list[StepRun]]()
 
 
 @dataclass(frozen=True)
@@ -71,8 +76,8 @@ def add_options(parser: pytest.Parser) -> None:
     option(
         "llm-screenshots",
         choices=("auto", "on", "off"),
-        help="send a screenshot with each screen: "
-        "auto (default) = on for hosted models, off with --trailblaze-llm-base-url",
+        help="send a screenshot with each screen: auto (default) = for models known to take "
+        "images (trailblaze.yaml llm.models.<model>.vision overrides)",
     )
     option(
         "ai-only",
@@ -137,11 +142,30 @@ def _resolve(config: pytest.Config) -> AgentSettings:
     return replace(settings, spec=spec)
 
 
-def spec_of(settings: AgentSettings, model: str, where: str) -> LlmSpec:
+def spec_of(settings: AgentSettings, model: str, where: str, workspace: Any = None) -> LlmSpec:
+    """The model with its endpoint and facts (images, forced tool calls, price): the built-in
+    table, then the workspace's ``llm: models:`` entry for it."""
     provider, name = parse_model(model, where)
     base_url = base_url_for(provider, settings.base_url)
-    shots = settings.screenshots == "on" or (settings.screenshots == "auto" and not base_url)
-    return LlmSpec(provider, name, base_url, settings.timeout_s, screenshots=shots)
+    if provider == "azure" and not base_url:
+        raise ConfigurationError(
+            f"{where} {model}: Azure OpenAI needs its endpoint\n"
+            "  fix: export AZURE_OPENAI_ENDPOINT=https://<resource>.openai.azure.com, "
+            "or pass --trailblaze-llm-base-url"
+        )
+    hosted = not base_url or provider == "azure"
+    models = workspace_llm(workspace).get("models")
+    facts = facts_for(provider, name, hosted=hosted, overrides=models, where="trailblaze.yaml llm.models")
+    shots = settings.screenshots == "on" or (settings.screenshots == "auto" and facts.vision)
+    return LlmSpec(
+        provider,
+        name,
+        base_url,
+        settings.timeout_s,
+        screenshots=shots,
+        forced_tools=facts.forced_tools,
+        price=facts.price,
+    )
 
 
 def _choice(value: str) -> str:
@@ -179,39 +203,77 @@ class BuiltinAgent:
     def __init__(self, settings: AgentSettings) -> None:
         self.settings = settings
         self._providers: dict[LlmSpec, Provider] = {}
+        self._specs: dict[int, LlmSpec | None] = {}
 
-    def spec_for(self, item: Any) -> LlmSpec | None:
-        if self.settings.spec is not None:
-            return self.settings.spec
-        model = workspace_model(getattr(item, "workspace", None))
+    def spec_for(self, item: Any, *, installed: bool = True) -> LlmSpec | None:
+        """The item's model: the option's, else its workspace's, with the workspace's facts;
+        ``installed`` checks that its client library is there (naming the extra when not)."""
+        workspace = getattr(item, "workspace", None)
+        key = id(workspace)
+        if key not in self._specs:
+            self._specs[key] = self._spec(workspace)
+        spec = self._specs[key]
+        if spec is not None and installed and self.settings.spec is None:
+            require_sdk(spec, "trailblaze.yaml llm.defaults.model")
+        return spec
+
+    def _spec(self, workspace: Any) -> LlmSpec | None:
+        given = self.settings.spec
+        if given is not None:
+            if workspace_llm(workspace).get("models") is None:
+                return given
+            return spec_of(self.settings, given.name, "--trailblaze-llm", workspace)
+        model = workspace_model(workspace)
         if model is None:
             return None
-        where = "trailblaze.yaml llm.defaults.model"
-        spec = spec_of(self.settings, model, where)
-        require_sdk(spec, where)
-        return spec
+        return spec_of(self.settings, model, "trailblaze.yaml llm.defaults.model", workspace)
+
+    def provider(self, spec: LlmSpec) -> Provider:
+        if spec not in self._providers:
+            self._providers[spec] = make_provider(spec)
+        return self._providers[spec]
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_trailblaze_before_step(self, step: Any, context: Any, item: Any) -> None:
+        """Tools that ask the model about the screen (``rememberWithAi``...) get it, replayed or not."""
+        if context.judge is not None:
+            return
+        try:
+            spec = self.spec_for(item, installed=False)
+        except ConfigurationError:  # said by the first step that needs the model
+            return
+        if spec is not None:
+
+            def connect() -> Provider:
+                return self.provider(self.spec_for(item) or spec)
+
+            judge = Judge(connect, spec.name, spec.screenshots, spec.forced_tools, price=spec.price)
+            context.judge = item.stash.setdefault(JUDGE_KEY, judge)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_trailblaze_agent_step(self, step: Any, context: Any, item: Any) -> StepRun | None:
         spec = self.spec_for(item)
         if spec is None:
             return None
-        if spec not in self._providers:
-            self._providers[spec] = make_provider(spec)
         calls = self.settings.max_calls or workspace_max_calls(item.workspace) or DEFAULT_MAX_CALLS
-        loop = AgentLoop(self._providers[spec], calls, spec.screenshots, item.trail.config.context)
+        loop = AgentLoop(
+            self.provider(spec), calls, spec.screenshots, item.trail.config.context, spec.forced_tools
+        )
         runs = item.stash.setdefault(RUNS_KEY, [])
+        previous = previous_step(item.trail, step, runs)
         attempts = (step.step.max_retries or 0) + 1  # `maxRetries:` caps the agent's attempts (U§1.4)
         for attempt in range(1, attempts + 1):
             try:
-                run = loop.run(step, context, step.heal_cause)
+                run = loop.run(step, context, previous)
             except AgentFailure as exc:
+                exc.run.price = spec.price  # type: ignore[attr-defined]
                 runs.append(exc.run)  # type: ignore[attr-defined]
                 if attempt == attempts:
                     if attempts > 1:
                         exc.args = (f"{exc.args[0]}\n  attempts: {attempts} (maxRetries: {attempts - 1})",)
                     raise
                 continue
+            run.price = spec.price
             runs.append(run)
             return run
         return None
@@ -224,10 +286,15 @@ class BuiltinAgent:
         self._providers.clear()
 
 
+def workspace_llm(workspace: Any) -> dict[str, Any]:
+    """The ``llm:`` mapping of the workspace's ``trailblaze.yaml`` (empty without one)."""
+    llm = getattr(getattr(workspace, "config", None), "llm", None)
+    return llm if isinstance(llm, dict) else {}
+
+
 def workspace_model(workspace: Any) -> str | None:
     """``llm: defaults: model:`` of the workspace's ``trailblaze.yaml`` (U§5.4)."""
-    llm = getattr(getattr(workspace, "config", None), "llm", None)
-    defaults = llm.get("defaults") if isinstance(llm, dict) else None
+    defaults = workspace_llm(workspace).get("defaults")
     model = defaults.get("model") if isinstance(defaults, dict) else None
     return str(model) if model else None
 
@@ -239,7 +306,6 @@ def workspace_max_calls(workspace: Any) -> int | None:
 
 # -- hooks ---------------------------------------------------------------------------------------------
 AGENT_PLUGIN = "trailblaze-llm-agent"
-REPORTS_PLUGIN = "trailblaze-agent-reports"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -305,7 +371,8 @@ def _save(item: Any, trail_run: Any) -> None:
         if calls is None:
             notes.append(f"{step.label}: not written: a call it made holds a secret value")
         elif calls:
-            updates.append(SlotUpdate(step.number, step.step.text, tuple(calls)))
+            comments = tuple((name, RECORDING_NOTE) for name in sorted({n for n, _ in calls} & JUDGED))
+            updates.append(SlotUpdate(step.number, step.step.text, tuple(calls), comments))
     if updates:
         notes += _write(item, device, updates)
     item.user_properties.extend(("recording_note", note) for note in notes)
@@ -325,82 +392,3 @@ def _write(item: Any, device: Any, updates: list[SlotUpdate]) -> list[str]:
         steps = ", ".join(str(u.number) if u.number else "trailhead" for u in updates)
         item.user_properties.append(("recording_saved", f"{shown} ({device.classifier}): {steps}"))
     return notes
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
-    """The trail's outcome and LLM usage as properties (JUnit reads them from the item)."""
-    report = yield
-    ended = call.when == "call" or (call.when == "setup" and report.failed)
-    if ended and not report.skipped and hasattr(item, "trail"):
-        item.user_properties[:] = [(k, v) for k, v in item.user_properties if k not in _OURS]
-        item.user_properties.extend(_properties(item, report.passed))
-    return report
-
-
-_OURS = frozenset({"outcome", "llm_calls", "llm_input_tokens", "llm_output_tokens", "healed_steps"})
-
-
-def _properties(item: Any, passed: bool) -> list[tuple[str, str]]:
-    trail_run = getattr(item, "funcargs", {}).get("trailblaze_run")
-    runner = getattr(trail_run, "runner", None)
-    healed = list(getattr(runner, "healed", []))
-    outcome = "failed"
-    if passed:
-        outcome = (
-            "passed-with-self-heal"
-            if healed
-            else "passed-ai"
-            if getattr(runner, "agent_done", [])
-            else "passed"
-        )
-    props = [("outcome", outcome)]
-    runs = item.stash.get(RUNS_KEY, [])
-    if runs:
-        props += [
-            ("llm_calls", str(sum(r.llm_calls for r in runs))),
-            ("llm_input_tokens", str(sum(r.usage.input_tokens for r in runs))),
-            ("llm_output_tokens", str(sum(r.usage.output_tokens for r in runs))),
-        ]
-    if healed:
-        props.append(("healed_steps", ", ".join(s.label for s in healed)))
-    return props
-
-
-class AgentReports:
-    """Gathers healed trails and written recordings from reports (on the xdist controller too)
-    and lists them at the end: a healed trail is a flake signal the team must see."""
-
-    def __init__(self) -> None:
-        self.healed: list[tuple[str, str]] = []
-        self.saved: list[str] = []
-        self.notes: list[str] = []
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when != "teardown":
-            return
-        props = report.user_properties
-        for key, value in props:
-            if key == "healed_steps":  # also when a later step failed: the recording is still stale
-                failed = any(k == "outcome" and v == "failed" for k, v in props)
-                later = " (then the trail failed)" if failed else ""
-                self.healed.append((report.nodeid, f"{value}{later}"))
-            elif key == "recording_saved":
-                self.saved.append(str(value))
-            elif key == "recording_note":
-                self.notes.append(str(value))
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        write = terminalreporter.write_line
-        if self.healed:
-            terminalreporter.section(
-                "trailblaze: healed trails (their recordings are stale)", sep="-", yellow=True
-            )
-            for nodeid, steps in self.healed:
-                write(f"HEALED {nodeid}: {steps}")
-        if self.saved or self.notes:
-            terminalreporter.section("trailblaze: recordings", sep="-")
-            for line in self.saved:
-                write(f"written {line}")
-            for line in self.notes:
-                write(f"note {line}")

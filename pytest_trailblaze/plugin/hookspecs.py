@@ -44,7 +44,8 @@ def pytest_trailblaze_agent_step(step: ResolvedStep, context: ToolContext, item:
     any other value once the step is done; raise ``AssertionError`` when it could not be done.
     Tools are available through ``context.run(name, args)``. With a model configured
     (``--trailblaze-llm``) the built-in LLM agent takes the step first; it is also called for a
-    ``step:`` whose recording failed under ``--trailblaze-self-heal`` (``step.heal_cause`` says why).
+    ``step:`` whose recording failed under ``--trailblaze-self-heal`` (``step.heal_cause`` says why;
+    ``step.healing`` holds the recorded calls, the messages of those that ran, and the error).
     """
 
 

@@ -172,6 +172,16 @@ class _Load:
         client library is installed is checked only when a step needs it, so a replay-only run
         works without the ``agent`` extra."""
         llm = self.ws.config.llm
+        models = llm.get("models") if isinstance(llm, dict) else None
+        if models is not None:
+            from ..agent.models import check_overrides  # no provider SDK: a table
+
+            found = check_overrides(models, "llm.models")
+            if found is not None:
+                path = ["llm", "models", found[0]] if found[0] else ["llm", "models"]
+                span = src.span(node_at(node, path)[0])
+                fix = "e.g. `openai/my-model: {vision: true, price: {input: 0.2, output: 1}}`"
+                self.problem(span, found[1], fix)
         defaults = llm.get("defaults") if isinstance(llm, dict) else None
         model = defaults.get("model") if isinstance(defaults, dict) else None
         if not model:

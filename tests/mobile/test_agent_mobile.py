@@ -73,6 +73,38 @@ def test_a_step_is_done_on_the_device_and_recorded_with_selectors(
     assert again.clicked == {"submit": 1}
 
 
+def test_on_a_device_mistakes_go_back_to_the_model_and_the_request_is_lean(
+    device: Device, model: ScriptedModel
+) -> None:
+    """A made-up tool and a tap without its ref are handed back; the model then taps by ref."""
+    device.ctx.registry.register_all(TOOLS)
+    model.script["Press Submit"] = [
+        call("tapOnText", text="Submit"),
+        call("tap"),
+        call("tap", ref="{ref:Submit}", reasoning="the Submit button"),
+        done(),
+    ]
+    trail = parse_trail("trail:\n  - step: Press Submit\n", "t.trail.yaml")
+    step = plan_trail(trail, device.ctx.device.chain()).steps[0]
+    provider = make_provider(
+        LlmSpec("openai", "scripted-1", model.openai_url, 10, retries=0, screenshots=False)
+    )
+    with device.probe.watch() as effects:
+        run = AgentLoop(provider).run(step, device.ctx)
+    provider.close()
+    assert effects.clicked.get("submit") == 1 and run.llm_calls == 4
+    second, third = model.requests()[1]["messages"], model.requests()[2]["messages"]
+    assert second[3]["content"].startswith("error: there is no tool 'tapOnText' here")
+    assert third[5]["content"].startswith(
+        "error: invalid arguments for 'tap': missing required argument 'ref'"
+    )
+    tools = {t["function"]["name"]: t["function"] for t in model.requests()[0]["tools"]}
+    assert "takeSnapshot" not in tools and "web_click" not in tools and "tap" in tools
+    assert tools["tap"]["parameters"]["properties"]["ref"]["description"].endswith("e.g. y1234.")
+    assert all("reasoning" in t["parameters"]["properties"] for t in tools.values())
+    assert len(model.bodies[0]) <= 20 * 1024
+
+
 def test_a_vision_model_gets_the_devices_screenshot(device: Device, model: ScriptedModel) -> None:
     device.ctx.registry.register_all(TOOLS)
     model.script["Look at the screen"] = [done()]
@@ -85,7 +117,7 @@ def test_a_vision_model_gets_the_devices_screenshot(device: Device, model: Scrip
     finally:
         provider.close()
     content = model.requests()[0]["messages"][-1]["content"]
-    assert content[0]["text"].startswith("Current screen:")
+    assert "\n\nCurrent screen:\nscreen " in content[0]["text"]
     url = content[1]["image_url"]["url"]
     assert url.startswith("data:image/png;base64,")
     png = base64.b64decode(url.split(",", 1)[1])

