@@ -60,9 +60,15 @@ def _build_and_install(root: Path) -> Installed:
 
 
 @pytest.fixture(scope="session")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
+def installed(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[Installed]:
     """Built and installed once for the whole run: xdist workers share the folder under a lock."""
-    root = tmp_path_factory.getbasetemp().parent / "release-wheel"
+    base = tmp_path_factory.getbasetemp()
+    # a worker's base is a folder of the run's; without xdist the base is the run's own folder
+    # (its parent is shared by every run, where an earlier run's build would be found)
+    run_root = base.parent if hasattr(request.config, "workerinput") else base
+    root = run_root / "release-wheel"
     root.mkdir(exist_ok=True)
     with (root.parent / "release-wheel.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -124,7 +130,13 @@ def test_the_wheel_carries_the_license_the_types_and_clean_metadata(installed: I
     classifiers = set(metadata.get_all("Classifier"))
     assert {"Framework :: Pytest", "Programming Language :: Python :: 3.13", "Typing :: Typed"} <= classifiers
     assert any(c.startswith("Development Status ::") for c in classifiers)
-    assert sorted(metadata.get_all("Provides-Extra")) == ["agent", "video"]
+    assert sorted(metadata.get_all("Provides-Extra")) == [
+        "agent",
+        "agent-anthropic",
+        "agent-google",
+        "agent-openai",
+        "video",
+    ]
     requires = " ".join(metadata.get_all("Requires-Dist"))
     assert "ruff" not in requires and "mcp-server-time" not in requires and "pytest-xdist" not in requires
 
