@@ -68,7 +68,8 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
 
 @pytest.hookimpl(wrapper=True)
 def pytest_make_collect_report(collector: pytest.Collector) -> Any:
-    """pytest's directory walk skips broken links in silence; a trail-named one becomes an error."""
+    """pytest's directory walk skips broken links, link loops, pipes and devices in silence; a
+    trail-named one becomes an error (``TrailPathError``)."""
     report = yield
     if isinstance(collector, pytest.Directory) and report.passed:
         report.result.extend(broken_trail_links(collector))
@@ -80,13 +81,21 @@ def broken_trail_links(directory: pytest.Directory) -> list[pytest.Collector]:
     found: list[pytest.Collector] = []
     with os.scandir(directory.path) as entries:
         for entry in entries:
-            if not entry.is_symlink() or entry.is_file() or entry.is_dir():
+            if not is_trail_name(entry.name, settings) or _collectable(entry):
                 continue
             path = Path(entry.path)
             ignored = directory.ihook.pytest_ignore_collect(collection_path=path, config=directory.config)
-            if is_trail_name(entry.name, settings) and not ignored:
+            if not ignored:
                 found.append(TrailPathError.from_parent(directory, path=path))
     return sorted(found, key=lambda node: node.path.name)
+
+
+def _collectable(entry: os.DirEntry[str]) -> bool:
+    """A regular file or a folder (links followed): pytest's walk takes those itself."""
+    try:
+        return entry.is_file() or entry.is_dir()
+    except OSError:  # a link that loops
+        return False
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -156,7 +165,10 @@ class TrailFile(pytest.File):
     def collect(self) -> list[TrailItem]:
         settings = self.config.stash[SETTINGS_KEY]
         trail = read_before(self.config, self.path) or load_trail(
-            self.path, display_path=display_path(self.path, self.config)
+            self.path,
+            display_path=display_path(self.path, self.config),
+            limit=settings.max_file_bytes,
+            root=trail_roots(self.config),
         )
         workspace = workspace_for(self.config, self.path)
         target, unknown_target = trail_target(trail, workspace)
@@ -275,6 +287,7 @@ def workspace_for(config: pytest.Config, path: Path) -> Workspace | None:
             builtin_names=(t.name for t in builtin_tools()),
             strict=settings.strict,
             allow_outside_code=settings.allow_outside_code,
+            max_file_bytes=settings.max_file_bytes,
         )
         config.stash[WORKSPACES_KEY] = loader
     fresh = not loader.is_loaded(config_dir)
@@ -285,6 +298,15 @@ def workspace_for(config: pytest.Config, path: Path) -> Workspace | None:
     if workspace.errors:
         raise TrailLoadError(workspace.errors)
     return workspace
+
+
+def trail_roots(config: pytest.Config) -> tuple[Path, ...]:
+    """Where a collected trail file may lie once links are followed: the rootdir, and the paths
+    the run was given (a file or folder named on the command line is the user's own choice)."""
+    base = config.invocation_params.dir
+    given = (Path(base, arg.split("::", 1)[0]) for arg in config.args)
+    folders = (p if p.is_dir() else p.parent for p in given)
+    return tuple(dict.fromkeys([Path(config.rootpath), *folders]))
 
 
 def display_path(path: Path, config: pytest.Config) -> str:

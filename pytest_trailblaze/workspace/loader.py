@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Iterable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from yaml.nodes import MappingNode, Node, SequenceNode
 
 from ..core.errors import Problem
+from ..core.files import DEFAULT_MAX_BYTES, FileRefused, inside, is_regular, read_source
+from ..core.files import refusal as read_source_refusal
 from ..core.model import SourceSpan
 from ..core.naming import SCOPING_TAG, check_tool_name, check_trailmap_id, unscoped_tools
 from ..core.pycall import CodeRoots
@@ -77,10 +79,17 @@ class WorkspaceLoader:
     """
 
     def __init__(
-        self, *, builtin_names: Iterable[str] = (), strict: bool = False, allow_outside_code: bool = False
+        self,
+        *,
+        builtin_names: Iterable[str] = (),
+        strict: bool = False,
+        allow_outside_code: bool = False,
+        max_file_bytes: int = DEFAULT_MAX_BYTES,
     ) -> None:
         self.strict = strict
         self.allow_outside_code = allow_outside_code
+        #: Workspace files larger than this are refused (``files.read_source``).
+        self.max_file_bytes = max_file_bytes
         self.builtin_names = frozenset(builtin_names)
         self.warned: set[str] = set()
         self._cache: dict[Path, Workspace] = {}
@@ -103,13 +112,15 @@ class _Load:
         self.loader = loader
         self.ws = Workspace(config_dir)
         self.dir = config_dir
-        self.code = CodeRoots((workspace_root(config_dir),), loader.allow_outside_code)
+        #: Every file and glob of the workspace stays inside this folder (links followed).
+        self.root = workspace_root(config_dir)
+        self.code = CodeRoots((self.root,), loader.allow_outside_code)
         self.scripts = mcp_script_roots(workspace_root(config_dir), loader.allow_outside_code)
         self.config_node: tuple[Source, Node] | None = None
 
     # -- files --------------------------------------------------------------------------------
     def read(self, path: Path) -> tuple[Source, Node | None]:
-        return read_yaml(path)
+        return read_yaml(path, limit=self.loader.max_file_bytes, root=self.root)
 
     def keep(self, src: Source) -> None:
         self.ws.problems.extend(src.problems)
@@ -246,11 +257,13 @@ class _Load:
         self.check_scoping(manifest, node, src)
         if manifest.id == "trailblaze" and manifest.defaults:
             self.ws.defaults = {k: v for k, v in manifest.defaults.items() if v is not None}
-        for pattern in ("toolsets/*.yaml", *manifest.toolsets):
-            for toolset_path in sorted(path.parent.glob(pattern)):
+        listed = node_at(node, ["toolsets"])[0]
+        for index, pattern in enumerate(("toolsets/*.yaml", *manifest.toolsets)):
+            at = src.span(node_at(listed, [index - 1])[0]) if index else src.span(node)
+            for toolset_path in self.matches(path.parent, pattern, at, "toolsets"):
                 self.add_toolset(toolset_path)
         for pattern in TOOL_PATTERNS:
-            for tool_path in sorted(path.parent.glob(pattern)):
+            for tool_path in self.matches(path.parent, pattern, src.span(node), "tool files"):
                 self.add_tool_file(tool_path, manifest.id)
         if manifest.target is not None:
             target_node, _ = node_at(node, ["target"])
@@ -269,6 +282,35 @@ class _Load:
                     script_roots=self.scripts,
                 )
             )
+
+    def matches(self, folder: Path, pattern: str, at: SourceSpan, what: str) -> list[Path]:
+        """The files a glob of the manifest names, inside the workspace root only.
+
+        An absolute pattern or one with a ``..`` segment is refused at its line (a workspace
+        names its own files); a match that a link leads outside the root is refused too. ``**``
+        never follows a link to a folder, so a glob cannot wander off into the file system.
+        """
+        parts = PurePosixPath(pattern.replace("\\", "/")).parts
+        absolute = pattern.startswith(("/", "~")) or Path(pattern).is_absolute()
+        if not pattern.strip() or absolute or ".." in parts:
+            self.problem(
+                at,
+                f"{what} pattern {pattern!r} leaves the trailmap folder",
+                why="patterns are relative to the trailmap folder and stay inside the workspace "
+                f"root {self.root}: an absolute path or a `..` segment would read files of anyone's machine",
+                fix="write a pattern relative to the trailmap folder, like `toolsets/*.yaml`, "
+                "and move shared files inside the workspace",
+            )
+            return []
+        found = []
+        for match in sorted(p for p in folder.glob(pattern) if is_regular(p)):
+            if inside(match, self.root):
+                found.append(match)
+            else:
+                refused = read_source_refusal(match, root=self.root)
+                what_now = f"{what} pattern {pattern!r} matches {refused.what}" if refused else what
+                self.problem(at, what_now, refused.why if refused else "", refused.fix if refused else "")
+        return found
 
     def check_scoping(self, manifest: TrailmapManifest, node: Node, src: Source) -> None:
         """``[TrailmapScopingCheck]``: one finding per trailmap and file; errors when strict."""
@@ -405,22 +447,33 @@ class _Load:
                 continue
             for entry in entries.value:
                 ref = _ref(entry)
-                target = None if ref is None else (self.dir / ref).resolve()
+                target = None if ref is None else self.dir / ref
                 if target is None:
                     add(self.dir / CONFIG_FILE, node=entry, src=Source(src.path))
-                elif target.is_file():
-                    add(target)
+                elif not inside(target, self.root):
+                    self.problem(
+                        src.span(entry),
+                        f"`ref: {ref}` leaves the workspace",
+                        why=f"it resolves to {os.path.realpath(target)}, outside the workspace root "
+                        f"{self.root}",
+                        fix="keep referenced files inside the workspace",
+                    )
+                elif target.exists():
+                    add(target.resolve())
                 else:
                     self.problem(src.span(entry), f"`ref: {ref}` does not exist", fix="fix the path")
 
 
-def read_yaml(path: Path) -> tuple[Source, Node | None]:
-    """A YAML file as a node tree, with unreadable or malformed files as problems of its Source."""
+def read_yaml(
+    path: Path, *, limit: int = DEFAULT_MAX_BYTES, root: Path | None = None
+) -> tuple[Source, Node | None]:
+    """A YAML file as a node tree, with unreadable, refused (a pipe, too big, a link out of
+    ``root``: see ``files.read_source``) or malformed files as problems of its Source."""
     src = Source(_shown(path))
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        src.problem(None, f"cannot read {path.name}: {exc}", fix="check the file exists and is UTF-8")
+        text = read_source(path, limit=limit, root=root)
+    except FileRefused as exc:
+        src.problem(None, exc.what, why=exc.why, fix=exc.fix)
         return src, None
     return src, src.compose(text)
 
