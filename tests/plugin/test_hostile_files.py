@@ -82,7 +82,8 @@ def test_check_names_each_file_it_will_not_read(hostile_tree: Path) -> None:
         assert line in result.stdout, f"{line!r} missing from:\n{result.stdout}"
     assert OUTSIDE_SECRET not in result.stdout + result.stderr
     assert "Traceback" not in result.stderr
-    assert result.stdout.splitlines()[-1] == "1 trail(s) in 5 file(s) and 0 workspace(s) checked: 4 problem(s)"
+    summary = "1 trail(s) in 5 file(s) and 0 workspace(s) checked: 4 problem(s)"
+    assert result.stdout.splitlines()[-1] == summary
     assert result.returncode == 1
 
 
@@ -166,14 +167,17 @@ def escaping_workspace(tmp_path: Path) -> Path:
 GLOB_PROBLEMS = [
     "trails/config/trailmaps/shop/trailmap.yaml:3:5: toolsets pattern "
     "'../../../../../../../../outside/*.yaml' leaves the trailmap folder",
-    "trails/config/trailmaps/shop/trailmap.yaml:4:5: toolsets pattern '/etc/*.yaml' leaves the trailmap folder",
+    "trails/config/trailmaps/shop/trailmap.yaml:4:5: toolsets pattern '/etc/*.yaml' leaves the "
+    "trailmap folder",
     "trails/config/trailmaps/shop/trailmap.yaml:5:5: toolsets pattern 'linked/*.yaml' matches leak.yaml is "
     "a link that leads outside ",
     "trails/config/trailblaze.yaml:3:5: `ref: ../../../outside/leak.yaml` leaves the workspace",
 ]
 
 
-def test_toolset_globs_and_refs_that_leave_the_workspace_are_refused_in_check(escaping_workspace: Path) -> None:
+def test_toolset_globs_and_refs_that_leave_the_workspace_are_refused_in_check(
+    escaping_workspace: Path,
+) -> None:
     result = console("check", "--no-servers", "trails", cwd=escaping_workspace, timeout=120)
 
     for line in GLOB_PROBLEMS:
@@ -217,8 +221,9 @@ def test_schema_output_that_cannot_be_written_is_one_message(tmp_path: Path, out
 @pytest.mark.parametrize("command", [["schema", "trail"], ["toolbox"]])
 def test_stdout_on_a_full_disk_is_one_message(tmp_path: Path, command: list[str]) -> None:
     with Path("/dev/full").open("w") as full:
+        argv = [str(CONSOLE), *command]
         result = subprocess.run(
-            [str(CONSOLE), *command], cwd=tmp_path, stdout=full, stderr=subprocess.PIPE, text=True, timeout=120
+            argv, cwd=tmp_path, stdout=full, stderr=subprocess.PIPE, text=True, timeout=120
         )
 
     assert result.returncode == 1
