@@ -22,6 +22,7 @@ from . import (
     reporting,
     signals,
 )
+from .masking import warn_short_secrets
 from .options import SETTINGS_KEY, add_options, resolve_settings
 from .run_report import RunReport
 from .session import CATALOG_KEY, ToolCatalog
@@ -41,6 +42,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[SETTINGS_KEY] = resolve_settings(config)
     config.stash[evidence_options.EVIDENCE_KEY] = evidence_options.resolve(config)
+    warn_short_secrets(config)
     for platform in PLATFORMS:
         config.addinivalue_line("markers", f"{platform}: trail items that run on the {platform} platform")
     config.addinivalue_line(

@@ -20,6 +20,7 @@ from ..core.errors import ConfigurationError, Problem, StepFailure, TrailblazeEr
 from ..core.legacy import BLAZE, DEFINITION, TrailDir, read_trail_dir
 from ..core.lineage import resolve
 from ..core.loader import classifier_from_filename, load_trail, script_problems
+from ..core.masking import visible
 from ..core.memory import bind_args
 from ..core.model import Trail
 from ..core.staticcheck import path_problem
@@ -186,7 +187,7 @@ class TrailFile(pytest.File):
             bind_args(trail.config.args, settings.args_for(trail.config.args))
         except ConfigurationError as exc:
             raise ConfigurationError(f"{trail.path}: the trail's args cannot be bound:\n{exc}") from None
-        base = masker_of(self.config).name(trail_name(trail, self.path, self.config.rootpath))
+        base = visible(masker_of(self.config).name(trail_name(trail, self.path, self.config.rootpath)))
         items = []
         for platform, device in pairs:
             item = TrailItem.from_parent(

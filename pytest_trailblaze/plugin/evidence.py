@@ -28,7 +28,7 @@ from ..core.context import ToolContext
 from ..core.runner import ResolvedStep
 from ..evidence.progress import short, step_table
 from ..evidence.records import StepRecord, StepRecorder
-from ..evidence.summary import RECORD_FORMAT, RECORD_NAME, list_artifacts, write_json
+from ..evidence.summary import RECORD_FORMAT, RECORD_NAME, RECORD_SHAPE, list_artifacts, write_json
 from .collection import TrailItem
 from .evidence_options import evidence_of
 from .masking import masker_of
@@ -198,8 +198,8 @@ def _finish_record(item: TrailItem, evidence: ItemEvidence) -> dict[str, Any]:
     record = json.loads(json.dumps(record, default=str))  # plain values only: xdist ships it as is
     masker = masker_of(item.config)
     if kept:
-        write_json(folder / RECORD_NAME, record, masker)
-    return masker.value(record)
+        write_json(folder / RECORD_NAME, record, masker, RECORD_SHAPE)
+    return masker.value(record, RECORD_SHAPE)
 
 
 def _html_extras(item: TrailItem, evidence: ItemEvidence, report: pytest.TestReport) -> None:
