@@ -24,6 +24,7 @@ from .core.errors import Problem, RegistryError, ToolServerError, TrailblazeErro
 from .core.files import DEFAULT_MAX_BYTES, walk
 from .core.legacy import BLAZE, is_blaze_definition
 from .core.loader import TRAIL_FILE_PATTERNS, load_trail, script_problems
+from .core.memory import expansion_problems
 from .core.model import SourceSpan, Trail
 from .core.registry import ToolRegistry
 from .core.staticcheck import CallScope, definition_problems, path_problem, trail_problems, unique
@@ -160,6 +161,8 @@ class Checker:
         ws = self.workspace(config_dir) if config_dir else None
         code = code_roots(Path.cwd(), config_dir, self.loader.allow_outside_code)
         self.report.problems.extend(script_problems(trail, path.parent, code))
+        defaults = {name: decl.default for name, decl in trail.config.args.items() if not decl.required}
+        self.report.problems.extend(expansion_problems(trail.config.args, defaults))
         # A broken workspace is reported once (above); its trails are still checked against what loaded.
         target, unknown = trail_target(trail, ws)
         if unknown is not None:
