@@ -40,6 +40,7 @@ from .browser import (
     find_system_chromium,
     prepare_context,
 )
+from .fileurls import FileUrlPolicy
 from .locators import ElementLocators
 from .loopstate import PlaywrightLoop
 from .network import CapturedRequest, NetworkCapture, NetworkTracker
@@ -95,6 +96,8 @@ class WebDriver(ElementLocators, ContextRecording):
         browser = context.browser
         engine = browser.browser_type.name if browser is not None else options.browser
         self.clicks_flush = engine == "chromium"
+        #: Where ``file://`` URLs may lead (``fileurls.py``); None: anywhere (a driver used on its own).
+        self.file_urls: FileUrlPolicy | None = None
 
     @classmethod
     def handed(cls, context: Any, options: BrowserOptions) -> WebDriver:
@@ -126,6 +129,7 @@ class WebDriver(ElementLocators, ContextRecording):
     def screenshot(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         with self.active():
+            self.check_frames()
             self.page.screenshot(path=str(path))
         return path
 
@@ -154,6 +158,7 @@ class WebDriver(ElementLocators, ContextRecording):
         from playwright.sync_api import Error
 
         with self.active():
+            self.check_frames()
             try:
                 plain = self.page.evaluate(PLAIN_ROOT)
             except Error:  # a document being replaced: the locator waits for the next one
@@ -196,6 +201,7 @@ class WebDriver(ElementLocators, ContextRecording):
             navigated = not self._flush()
         if navigated or self.network.started != started:
             self._settle(navigated=navigated or self.network.navigations != navigations)
+        self.check_frames()
         return result
 
     def _flush(self) -> bool:
@@ -322,6 +328,33 @@ class WebDriver(ElementLocators, ContextRecording):
     def resolve_url(self, url: str, trail_dir: Path | None) -> str:
         """Scheme URLs as they are; relative paths against the trail's folder, then the cwd."""
         return resolve_url(url, trail_dir)
+
+    def confine_file_urls(self, roots: tuple[Path, ...]) -> None:
+        """From now on, ``file://`` URLs must lie in ``roots`` (see ``fileurls.py``)."""
+        self.file_urls = FileUrlPolicy(roots)
+
+    def check_url(self, url: str) -> None:
+        """Refuse, before the browser sees it, a URL this trail may not open."""
+        refusal = self.file_urls.refusal(url) if self.file_urls is not None else None
+        if refusal:
+            raise ToolFailure(f"refused to open {refusal}")
+
+    def check_frames(self) -> None:
+        """A frame of the page showing a file this trail may not open is blanked, and the step fails
+        (a page of the project may send the browser elsewhere on disk, or frame it)."""
+        if self.file_urls is None:
+            return
+        for frame in self.page.frames:
+            refusal = self.file_urls.refusal(frame.url)
+            if refusal:
+                self._blank()
+                raise ToolFailure(f"the page went to {refusal}\n  the page was blanked")
+
+    def _blank(self) -> None:
+        from playwright.sync_api import Error
+
+        with suppress(Error):
+            self.page.goto("about:blank", timeout=self.options.navigation_timeout_ms)
 
 
 #: Whether the document's root is a plain ``<html>``: nothing on it that changes its ARIA line.

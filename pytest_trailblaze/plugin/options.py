@@ -271,8 +271,8 @@ def add_options(parser: pytest.Parser) -> None:
         ini_default=[],
         action="append",
         metavar="PATH",
-        help="let web trails open file:// URLs under PATH too (repeatable); by default only files "
-        "inside the trail's workspace and the rootdir",
+        help="let web trails open file:// URLs under PATH too (repeatable, added to the ini's); by "
+        "default only files inside the trail's workspace and the rootdir",
     )
     option(
         "mcp-handshake-timeout",
@@ -403,11 +403,13 @@ def resolve_settings(config: pytest.Config) -> Settings:
 
 
 def _file_url_roots(config: pytest.Config) -> tuple[Path, ...]:
-    """``--trailblaze-allow-file-urls`` (relative to where pytest started), else the ini's paths
-    (relative to the ini file, as pytest reads ``paths``)."""
-    given = config.option.trailblaze_allow_file_urls
-    paths = [Path(config.invocation_params.dir, p) for p in given] if given else []
-    paths = paths or list(config.getini("trailblaze_allow_file_urls"))
+    """The ini's ``trailblaze_allow_file_urls`` (relative to the ini file, as pytest reads ``paths``)
+    and every ``--trailblaze-allow-file-urls`` (relative to where pytest started): both widen."""
+    given = config.option.trailblaze_allow_file_urls or []
+    paths = [
+        *config.getini("trailblaze_allow_file_urls"),
+        *(Path(config.invocation_params.dir, p) for p in given),
+    ]
     return tuple(dict.fromkeys(p.resolve() for p in paths))
 
 

@@ -77,6 +77,7 @@ def web_navigate(
             raise ToolFailure("web_navigate with action GOTO needs a `url`")
         trail_dir = Path(ctx.trail_path).parent if ctx.trail_path else None
         target = driver.resolve_url(url, trail_dir)
+        driver.check_url(target)
         _guard(lambda: driver.perform(lambda: page.goto(target), flush=False), f"could not open {target}")
         return f"Navigated to {page.url}"
     move = page.go_back if action is NavigateAction.BACK else page.go_forward
@@ -241,7 +242,9 @@ def web_getStorageState(ctx: ToolContext) -> str:
 @web_tool(toolset="web_framework", surface_to_llm=False, is_recordable=False)
 def web_evaluate(ctx: ToolContext, script: str) -> str:
     """Evaluate JavaScript in the page and return the result as text."""
-    result = _guard(lambda: web(ctx).page.evaluate(script), "the script failed")
+    driver = web(ctx)
+    result = _guard(lambda: driver.page.evaluate(script), "the script failed")
+    driver.check_frames()
     return result if isinstance(result, str) else json.dumps(result)
 
 
