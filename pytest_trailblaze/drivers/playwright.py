@@ -44,6 +44,7 @@ from .fileurls import FileUrlPolicy
 from .locators import ElementLocators
 from .loopstate import PlaywrightLoop
 from .network import CapturedRequest, NetworkCapture, NetworkTracker
+from .pageguard import PageGuard
 from .web_recording import ContextRecording
 
 __all__ = [
@@ -98,6 +99,8 @@ class WebDriver(ElementLocators, ContextRecording):
         self.clicks_flush = engine == "chromium"
         #: Where ``file://`` URLs may lead (``fileurls.py``); None: anywhere (a driver used on its own).
         self.file_urls: FileUrlPolicy | None = None
+        #: Bounds calls that Playwright lets wait forever on a busy page (``pageguard.py``).
+        self.guard = PageGuard.attach(context, page, self.playwright_loop.loop, chromium=self.clicks_flush)
 
     @classmethod
     def handed(cls, context: Any, options: BrowserOptions) -> WebDriver:
@@ -118,6 +121,12 @@ class WebDriver(ElementLocators, ContextRecording):
         with self.playwright_loop.active():
             yield
 
+    def within(self, action: Callable[[], T], what: str, seconds: float | None = None) -> T:
+        """A call into the page bounded by ``seconds`` (the action timeout): a script that never
+        yields or a promise that never settles fails the step instead of hanging the run."""
+        bound = seconds if seconds is not None else self.options.action_timeout_ms / 1000
+        return self.guard.call(action, within_s=bound, what=what)
+
     # -- the driver protocol ----------------------------------------------------------------
     def device_info(self) -> DeviceInfo:
         size = self.page.viewport_size or {
@@ -130,7 +139,7 @@ class WebDriver(ElementLocators, ContextRecording):
         path.parent.mkdir(parents=True, exist_ok=True)
         with self.active():
             self.check_frames()
-            self.page.screenshot(path=str(path))
+            self.within(lambda: self.page.screenshot(path=str(path)), "taking a screenshot")
         return path
 
     def screen_image(self) -> tuple[bytes, str]:
@@ -142,7 +151,10 @@ class WebDriver(ElementLocators, ContextRecording):
         style Playwright injects to hide it. Animations keep running, as the user would see them.
         """
         with self.active():
-            data = self.page.screenshot(type="jpeg", quality=JPEG_QUALITY, scale="css", caret="initial")
+            data = self.within(
+                lambda: self.page.screenshot(type="jpeg", quality=JPEG_QUALITY, scale="css", caret="initial"),
+                "taking a screenshot",
+            )
         return data, "image/jpeg"
 
     def hierarchy(self) -> str:
@@ -157,15 +169,16 @@ class WebDriver(ElementLocators, ContextRecording):
         """
         from playwright.sync_api import Error
 
+        what = "reading the page's accessibility tree"
         with self.active():
             self.check_frames()
             try:
-                plain = self.page.evaluate(PLAIN_ROOT)
+                plain = self.within(lambda: self.page.evaluate(PLAIN_ROOT), what)
             except Error:  # a document being replaced: the locator waits for the next one
                 plain = False
             if plain:
-                return as_root_snapshot(self.page.aria_snapshot())
-            return self.page.locator(":root").aria_snapshot()
+                return as_root_snapshot(self.within(self.page.aria_snapshot, what))
+            return self.within(self.page.locator(":root").aria_snapshot, what)
 
     def sleep(self, seconds: float) -> None:
         self.page.wait_for_timeout(seconds * 1000)
@@ -209,7 +222,7 @@ class WebDriver(ElementLocators, ContextRecording):
         from playwright.sync_api import Error
 
         try:
-            self.page.evaluate("0")
+            self.within(lambda: self.page.evaluate("0"), "waiting for the page after the action")
         except Error:
             return False
         return True
@@ -276,6 +289,7 @@ class WebDriver(ElementLocators, ContextRecording):
         try:
             return attempt(first)
         except PlaywrightTimeout as exc:
+            self.guard.check_alive(described, first / 1000)  # a page stuck in its own script: the cause
             if _action_done(exc):
                 self._settle(navigated=True)
                 return None  # type: ignore[return-value]
@@ -292,7 +306,9 @@ class WebDriver(ElementLocators, ContextRecording):
             if timeout <= first:
                 raise ToolFailure(_refused(described, exc, first)) from None
             return timeout - first
-        if locator.count() == 0 and not self._attached_within(locator, ATTACH_TIMEOUT_MS - first):
+        if self.within(locator.count, f"looking for {described}") == 0 and not self._attached_within(
+            locator, ATTACH_TIMEOUT_MS - first
+        ):
             raise ToolFailure(
                 f"No element found matching {described} (waited {ATTACH_TIMEOUT_MS // 1000} s)"
             ) from None
