@@ -25,9 +25,13 @@ from .model import ArgDecl
 from .tokens import ARGS_PATH, TOKEN, args_references, body, is_args_body
 from .yamlsource import did_you_mean
 
-#: The longest text a value may grow to through ``{{...}}`` tokens: args that each repeat the one
-#: before them ten times would otherwise grow past any memory (ten levels: ten billion characters).
+#: The longest text an arg may grow to through ``{{args...}}`` references, checked from the sizes
+#: before anything expands: args that each repeat the one before them ten times would otherwise
+#: grow past any memory (ten levels: ten billion characters).
 MAX_EXPANDED_CHARS = 1_000_000
+#: The longest text one interpolation may produce at run time (memory values may be large: a
+#: page's HTML, a JSON document); past it, repetition is at work, not data.
+MAX_INTERPOLATED_CHARS = 64 * 1024 * 1024
 
 
 class ExpansionTooBig(ConfigurationError):
@@ -145,16 +149,16 @@ class Memory:
         return self._substitute(text, self._replace)
 
     def _substitute(self, text: str, replace: Any) -> str:
-        """``text`` with its tokens replaced, refused as soon as it would pass ``MAX_EXPANDED_CHARS``."""
+        """``text`` with its tokens replaced, refused as soon as it would pass ``MAX_INTERPOLATED_CHARS``."""
         size = [len(text)]
 
         def counted(match: re.Match[str]) -> str:
             value = replace(match)
             size[0] += len(value) - len(match.group(0))
-            if size[0] > MAX_EXPANDED_CHARS:
+            if size[0] > MAX_INTERPOLATED_CHARS:
                 raise ExpansionTooBig(
-                    f"a value with {{{{...}}}} tokens expands to more than {MAX_EXPANDED_CHARS:,} characters "
-                    f"(at {match.group(0)})"
+                    f"a value with {{{{...}}}} tokens expands to more than {MAX_INTERPOLATED_CHARS:,} "
+                    f"characters (at {match.group(0)})"
                 )
             return value
 

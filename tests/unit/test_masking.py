@@ -138,3 +138,11 @@ def test_control_characters_are_shown_as_escapes() -> None:
     assert visible("a\x1b[2J\x07\x00\rb\n\tc\u202ed") == "a\\x1b[2J\\x07\\0\\rb\n\tc\\u202ed"
     assert visible("plain text\n") == "plain text\n"
     assert has_controls({"k": ["x", "\x1b"]}) and not has_controls({"\x1b": "x"})
+
+
+def test_long_texts_are_shown_cut_with_their_size() -> None:
+    from pytest_trailblaze.core.shown import clip, clip_value
+
+    assert clip("abc", 5) == "abc"
+    assert clip("x" * 12, 5) == "xxxxx… [12 characters, 7 not shown]"
+    assert clip_value({"k": ["y" * 6, 3]}, 2) == {"k": ["yy… [6 characters, 4 not shown]", 3]}
