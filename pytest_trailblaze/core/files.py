@@ -24,6 +24,7 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterator
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 from .errors import Problem, TrailblazeError
@@ -154,6 +155,72 @@ def walk(top: Path, wanted: Callable[[str], bool]) -> Iterator[Path]:
         here = Path(folder)
         yield from (here / name for name in sorted([*dirs, *files]) if wanted(name))
         dirs[:] = sorted(d for d in dirs if _enters(here, d))
+
+
+def glob_inside(folder: Path, pattern: str, root: Path, refused: list[Path] | None = None) -> list[Path]:
+    """The paths under ``folder`` that a relative glob (``*``, ``?``, ``[...]`` in a segment, ``**``
+    for any number of folders) names, sorted, never leaving ``root``.
+
+    ``Path.glob`` follows any linked folder a pattern's segment names (``tools/**`` with
+    ``tools -> /`` walks the whole file system). Here a link to a folder is followed only when it
+    leads to a folder inside ``root`` (each folder once, so a link cycle ends); one that leads out
+    is added to ``refused`` instead. Links to files are listed as they are (``read_source`` refuses
+    those that lead outside). Only folders the pattern can reach are walked.
+    """
+    parts = [p for p in pattern.replace("\\", "/").split("/") if p not in ("", ".")]
+    found: list[Path] = []
+    seen: set[str] = set()
+
+    def visit(here: Path, relative: list[str]) -> None:
+        real = os.path.realpath(here)
+        if real in seen:
+            return
+        seen.add(real)
+        try:
+            entries = sorted(os.scandir(here), key=lambda e: e.name)
+        except OSError:
+            return  # vanished, or not ours to read
+        for entry in entries:
+            path = [*relative, entry.name]
+            if _glob_match(parts, path):
+                found.append(here / entry.name)
+            if not _glob_prefix(parts, path) or not _is_folder(entry):
+                continue
+            if entry.is_symlink() and not inside(Path(entry.path), root):
+                if refused is not None:
+                    refused.append(Path(entry.path))
+                continue
+            visit(Path(entry.path), path)
+
+    visit(folder, [])
+    return sorted(found)
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _glob_match(pattern: list[str], path: list[str]) -> bool:
+    if not pattern:
+        return not path
+    head, rest = pattern[0], pattern[1:]
+    if head == "**":
+        return any(_glob_match(rest, path[skip:]) for skip in range(len(path) + 1))
+    return bool(path) and fnmatchcase(path[0], head) and _glob_match(rest, path[1:])
+
+
+def _glob_prefix(pattern: list[str], path: list[str]) -> bool:
+    """Whether some path below ``path`` could match ``pattern``."""
+    if not path:
+        return True
+    if not pattern:
+        return False
+    if pattern[0] == "**":
+        return True
+    return fnmatchcase(path[0], pattern[0]) and _glob_prefix(pattern[1:], path[1:])
 
 
 def _enters(folder: Path, name: str) -> bool:

@@ -15,7 +15,7 @@ from typing import Any
 from yaml.nodes import MappingNode, Node, SequenceNode
 
 from ..core.errors import Problem
-from ..core.files import DEFAULT_MAX_BYTES, FileRefused, inside, is_regular, read_source
+from ..core.files import DEFAULT_MAX_BYTES, FileRefused, glob_inside, inside, is_regular, read_source
 from ..core.files import refusal as read_source_refusal
 from ..core.model import SourceSpan
 from ..core.naming import SCOPING_TAG, check_tool_name, check_trailmap_id, unscoped_tools
@@ -145,7 +145,7 @@ class _Load:
         manifests: dict[str, tuple[TrailmapManifest, Node, Source]] = {}
         paths: dict[str, Path] = {}
         broken: set[str] = set()  # folders whose manifest has errors (already reported)
-        for path in sorted(self.dir.glob("trailmaps/*/trailmap.yaml")):
+        for path in glob_inside(self.dir, "trailmaps/*/trailmap.yaml", self.root):
             loaded = self.read_manifest(path)
             if loaded is None:
                 broken.add(path.parent.name)
@@ -155,7 +155,7 @@ class _Load:
                 manifests[loaded[0].id], paths[loaded[0].id] = loaded, path
         for trailmap_id in self.selected(manifests, broken):
             self.add_trailmap(manifests[trailmap_id], paths[trailmap_id])
-        for path in sorted(self.dir.glob("targets/*.yaml")):
+        for path in glob_inside(self.dir, "targets/*.yaml", self.root):
             self.add_legacy_target(path)
         self.add_workspace_entries()
         self.ws.tools, problems = build_tools(self.ws, self.loader.builtin_names, self.code)
@@ -288,7 +288,8 @@ class _Load:
 
         An absolute pattern or one with a ``..`` segment is refused at its line (a workspace
         names its own files); a match that a link leads outside the root is refused too. ``**``
-        never follows a link to a folder, so a glob cannot wander off into the file system.
+        never follows a link to a folder (``files.glob_inside``), so a glob cannot wander off into the
+        file system.
         """
         parts = PurePosixPath(pattern.replace("\\", "/")).parts
         absolute = pattern.startswith(("/", "~")) or Path(pattern).is_absolute()
@@ -302,14 +303,21 @@ class _Load:
                 "and move shared files inside the workspace",
             )
             return []
-        found = []
-        for match in sorted(p for p in folder.glob(pattern) if is_regular(p)):
+        found, links = [], []
+        for match in (p for p in glob_inside(folder, pattern, self.root, links) if is_regular(p)):
             if inside(match, self.root):
                 found.append(match)
             else:
                 refused = read_source_refusal(match, root=self.root)
                 what_now = f"{what} pattern {pattern!r} matches {refused.what}" if refused else what
                 self.problem(at, what_now, refused.why if refused else "", refused.fix if refused else "")
+        for link in links:
+            self.problem(
+                at,
+                f"{what} pattern {pattern!r} reaches {link.name}, a link to a folder outside the workspace",
+                why=f"it points to {os.path.realpath(link)}; patterns do not follow links out of {self.root}",
+                fix="copy the files into the workspace instead of linking to them",
+            )
         return found
 
     def check_scoping(self, manifest: TrailmapManifest, node: Node, src: Source) -> None:

@@ -160,6 +160,8 @@ def escaping_workspace(tmp_path: Path) -> Path:
     outside.mkdir()
     (outside / "leak.yaml").write_text(f"id: [{OUTSIDE_SECRET}\n")  # malformed: a problem would quote it
     (trailmap / "linked").symlink_to(outside)
+    (trailmap / "tools").mkdir()
+    (trailmap / "tools" / "root").symlink_to("/")  # `tools/**/*.tool.yaml` must not walk the machine
     (project / "trails" / "shop.trail.yaml").write_text("config:\n  target: shop\n" + GOOD)
     return project
 
@@ -169,8 +171,8 @@ GLOB_PROBLEMS = [
     "'../../../../../../../../outside/*.yaml' leaves the trailmap folder",
     "trails/config/trailmaps/shop/trailmap.yaml:4:5: toolsets pattern '/etc/*.yaml' leaves the "
     "trailmap folder",
-    "trails/config/trailmaps/shop/trailmap.yaml:5:5: toolsets pattern 'linked/*.yaml' matches leak.yaml is "
-    "a link that leads outside ",
+    "trails/config/trailmaps/shop/trailmap.yaml:5:5: toolsets pattern 'linked/*.yaml' reaches linked, a link "
+    "to a folder outside the workspace",
     "trails/config/trailblaze.yaml:3:5: `ref: ../../../outside/leak.yaml` leaves the workspace",
 ]
 
@@ -183,6 +185,9 @@ def test_toolset_globs_and_refs_that_leave_the_workspace_are_refused_in_check(
     for line in GLOB_PROBLEMS:
         assert line in result.stdout, f"{line!r} missing from:\n{result.stdout}"
     assert "fix: write a pattern relative to the trailmap folder, like `toolsets/*.yaml`" in result.stdout
+    assert (
+        "tool files pattern 'tools/**/*.tool.yaml' reaches root, a link to a folder outside" in result.stdout
+    )
     assert OUTSIDE_SECRET not in result.stdout + result.stderr
     assert "Traceback" not in result.stderr and "NotImplementedError" not in result.stdout
     assert result.returncode == 1
@@ -194,6 +199,10 @@ def test_toolset_globs_that_leave_the_workspace_are_collection_errors(escaping_w
     output = result.stdout + result.stderr
     for line in GLOB_PROBLEMS:
         assert line in output, f"{line!r} missing from:\n{output}"
+    assert (
+        "trails/config/trailmaps/shop/tools/root is a link to /, outside the project: it is not collected"
+        in output
+    )
     assert OUTSIDE_SECRET not in output
     assert "Traceback" not in output and "INTERNALERROR" not in output
 
