@@ -4,10 +4,8 @@ Playwright's ``evaluate`` (and ``count()``, key presses, wheel events, viewport 
 timeout: a page running ``while(true){}`` or returning ``new Promise(() => {})`` keeps the call,
 and the run, waiting forever. ``PageGuard.call`` runs such a call with a bound:
 
-- Playwright's sync API waits for an answer by running its event loop in a greenlet of the
-  calling thread. A timer on that loop, due at the bound, throws ``PageCallTimeout`` into the
-  waiting caller; Playwright then cancels the call (and tells its driver to abort it) as it does
-  when Ctrl-C arrives during a call. Nothing of Playwright's is patched and no thread is involved.
+- a timer on Playwright's loop, due at the bound, throws ``CallTimeout`` into the waiting caller
+  (``loopstate.bounded``); Playwright then cancels the call as it does when Ctrl-C arrives in one.
 - The page is then probed (``evaluate("0")``, itself bounded). A page that answers had a promise
   that never settled: the call fails, the page goes on. A page that does not answer is busy in its
   own script: on Chromium, ``Runtime.terminateExecution`` is sent over a DevTools session attached
@@ -23,21 +21,18 @@ as always.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Callable
+from contextlib import AbstractContextManager, suppress
 from typing import Any, TypeVar
 
 from ..core.errors import FatalToolError, ToolFailure
+from .loopstate import CallTimeout, bounded
 
 T = TypeVar("T")
 
 #: How long the probe and each rescue step may take.
 PROBE_S = 2.0
 CLOSE_S = 10.0
-
-
-class PageCallTimeout(Exception):
-    """Thrown into a caller whose page call outlived its bound (internal to this module)."""
 
 
 class PageGuard:
@@ -72,7 +67,7 @@ class PageGuard:
         try:
             with self._bounded(within_s):
                 return action()
-        except PageCallTimeout:
+        except CallTimeout:
             self._rescue(what, within_s, timed_out=None)
         except PlaywrightTimeout as exc:
             self._rescue(what, within_s, timed_out=exc)
@@ -123,22 +118,5 @@ class PageGuard:
             return False
         return True
 
-    @contextmanager
-    def _bounded(self, seconds: float) -> Iterator[None]:
-        """While the block waits for Playwright, ``PageCallTimeout`` is thrown into it after ``seconds``."""
-        import greenlet
-
-        if self.loop is None or self.loop.is_closed():
-            yield
-            return
-        caller = greenlet.getcurrent()
-
-        def expire() -> None:
-            if not caller.dead:
-                caller.throw(PageCallTimeout())
-
-        timer = self.loop.call_later(seconds, expire)
-        try:
-            yield
-        finally:
-            timer.cancel()
+    def _bounded(self, seconds: float) -> AbstractContextManager[None]:
+        return bounded(self.loop, seconds)

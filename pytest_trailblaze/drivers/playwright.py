@@ -42,7 +42,7 @@ from .browser import (
 )
 from .fileurls import FileUrlPolicy
 from .locators import ElementLocators
-from .loopstate import PlaywrightLoop
+from .loopstate import CallTimeout, PlaywrightLoop, bounded
 from .network import CapturedRequest, NetworkCapture, NetworkTracker
 from .pageguard import PageGuard
 from .web_recording import ContextRecording
@@ -63,6 +63,8 @@ ATTACH_TIMEOUT_MS = 10_000
 NAVIGATION_SETTLE_MS = 10_000
 DRAIN_SETTLE_MS = 5_000
 REQUEST_POLL_MS = 250
+#: How long closing a trail's context may take before the trail moves on without it.
+CONTEXT_CLOSE_S = 10.0
 #: JPEG quality of the pictures a vision model gets: text stays sharp, files stay small.
 JPEG_QUALITY = 80
 
@@ -190,9 +192,12 @@ class WebDriver(ElementLocators, ContextRecording):
         """
         from playwright.sync_api import Error
 
-        with self.active(), suppress(Error):
+        with self.active(), suppress(Error, CallTimeout):
             if self.owned:
-                self.context.close()
+                with bounded(
+                    self.playwright_loop.loop, CONTEXT_CLOSE_S
+                ):  # the browser's close ends it anyway
+                    self.context.close()
             else:
                 self.network.detach()
                 self.network_log.detach()
