@@ -35,7 +35,7 @@ class ElementLocators:
     hierarchy: Callable[[], str]  # the driver's default ARIA snapshot of the page
     within: Callable[..., Any]  # the driver's bounded call into the page (``pageguard.py``)
 
-    def _count(self, locator: Any) -> int:
+    def count_of(self, locator: Any) -> int:
         """How many elements ``locator`` finds now (bounded: counting runs in the page)."""
         return int(self.within(locator.count, "looking for elements"))
 
@@ -117,15 +117,15 @@ class ElementLocators:
             return self.by_role(descriptor.role or "generic", descriptor.name)
         if descriptor.role != "generic":
             direct = self.by_role(descriptor.role, descriptor.name)
-            if self._count(direct):
+            if self.count_of(direct):
                 return direct
         text = descriptor.text
         for role in FALLBACK_ROLES:
             candidate = self.by_role(role, text)
-            if self._count(candidate):
+            if self.count_of(candidate):
                 return candidate
         label = self.page.get_by_label(text, exact=True)
-        return label if self._count(label) else self.page.get_by_text(text)
+        return label if self.count_of(label) else self.page.get_by_text(text)
 
     def _node_locator(self, selector: Mapping[str, Any]) -> Any:
         """The readiness locator of a ``nodeSelector.web``; None for selectors it cannot express."""

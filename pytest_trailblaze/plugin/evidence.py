@@ -73,6 +73,7 @@ class ItemEvidence:
             properties[place] = (name, value)
         self.written_length = len(properties)
 
+
 def item_evidence(item: TrailItem) -> ItemEvidence:
     found = item.stash.get(ITEM_KEY, None)
     if found is None:
