@@ -11,10 +11,13 @@ one outside is blanked and the step fails, naming the URL and the flag that wide
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from ..core.errors import ToolFailure
 from ..core.files import inside
 
 ALLOW_OPTION = "--trailblaze-allow-file-urls"
@@ -46,3 +49,39 @@ class FileUrlPolicy:
             f"  fix: open pages of the project, or allow the folder with {ALLOW_OPTION} PATH "
             "(ini trailblaze_allow_file_urls)"
         )
+
+
+class ConfinedFiles:
+    """The web driver's side (a mixin of ``WebDriver``): refuse a URL, check the page's frames."""
+
+    page: Any
+    options: Any
+    #: Where ``file://`` URLs may lead; None: anywhere (a driver used on its own, in a test).
+    file_urls: FileUrlPolicy | None = None
+
+    def confine_file_urls(self, roots: tuple[Path, ...]) -> None:
+        """From now on, ``file://`` URLs must lie in ``roots`` (see ``fileurls.py``)."""
+        self.file_urls = FileUrlPolicy(roots)
+
+    def check_url(self, url: str) -> None:
+        """Refuse, before the browser sees it, a URL this trail may not open."""
+        refusal = self.file_urls.refusal(url) if self.file_urls is not None else None
+        if refusal:
+            raise ToolFailure(f"refused to open {refusal}")
+
+    def check_frames(self) -> None:
+        """A frame of the page showing a file this trail may not open is blanked, and the step fails
+        (a page of the project may send the browser elsewhere on disk, or frame it)."""
+        if self.file_urls is None:
+            return
+        for frame in self.page.frames:
+            refusal = self.file_urls.refusal(frame.url)
+            if refusal:
+                self._blank()
+                raise ToolFailure(f"the page went to {refusal}\n  the page was blanked")
+
+    def _blank(self) -> None:
+        from playwright.sync_api import Error
+
+        with suppress(Error):
+            self.page.goto("about:blank", timeout=self.options.navigation_timeout_ms)

@@ -40,7 +40,7 @@ from .browser import (
     find_system_chromium,
     prepare_context,
 )
-from .fileurls import FileUrlPolicy
+from .fileurls import ConfinedFiles
 from .locators import ElementLocators
 from .loopstate import CallTimeout, PlaywrightLoop, bounded
 from .network import CapturedRequest, NetworkCapture, NetworkTracker
@@ -69,9 +69,9 @@ CONTEXT_CLOSE_S = 10.0
 JPEG_QUALITY = 80
 
 
-class WebDriver(ElementLocators, ContextRecording):
+class WebDriver(ElementLocators, ContextRecording, ConfinedFiles):
     """One trail's browser context and page, and the element resolution of U§4.8 (traces and
-    video: ``ContextRecording``)."""
+    video: ``ContextRecording``; which ``file://`` pages it may show: ``ConfinedFiles``)."""
 
     platform = "web"
     driver_key = "playwright-native"
@@ -99,8 +99,6 @@ class WebDriver(ElementLocators, ContextRecording):
         browser = context.browser
         engine = browser.browser_type.name if browser is not None else options.browser
         self.clicks_flush = engine == "chromium"
-        #: Where ``file://`` URLs may lead (``fileurls.py``); None: anywhere (a driver used on its own).
-        self.file_urls: FileUrlPolicy | None = None
         #: Bounds calls that Playwright lets wait forever on a busy page (``pageguard.py``).
         self.guard = PageGuard.attach(context, page, self.playwright_loop.loop, chromium=self.clicks_flush)
 
@@ -349,33 +347,6 @@ class WebDriver(ElementLocators, ContextRecording):
     def resolve_url(self, url: str, trail_dir: Path | None) -> str:
         """Scheme URLs as they are; relative paths against the trail's folder, then the cwd."""
         return resolve_url(url, trail_dir)
-
-    def confine_file_urls(self, roots: tuple[Path, ...]) -> None:
-        """From now on, ``file://`` URLs must lie in ``roots`` (see ``fileurls.py``)."""
-        self.file_urls = FileUrlPolicy(roots)
-
-    def check_url(self, url: str) -> None:
-        """Refuse, before the browser sees it, a URL this trail may not open."""
-        refusal = self.file_urls.refusal(url) if self.file_urls is not None else None
-        if refusal:
-            raise ToolFailure(f"refused to open {refusal}")
-
-    def check_frames(self) -> None:
-        """A frame of the page showing a file this trail may not open is blanked, and the step fails
-        (a page of the project may send the browser elsewhere on disk, or frame it)."""
-        if self.file_urls is None:
-            return
-        for frame in self.page.frames:
-            refusal = self.file_urls.refusal(frame.url)
-            if refusal:
-                self._blank()
-                raise ToolFailure(f"the page went to {refusal}\n  the page was blanked")
-
-    def _blank(self) -> None:
-        from playwright.sync_api import Error
-
-        with suppress(Error):
-            self.page.goto("about:blank", timeout=self.options.navigation_timeout_ms)
 
 
 #: Whether the document's root is a plain ``<html>``: nothing on it that changes its ARIA line.

@@ -17,6 +17,7 @@ from . import (
     evidence_options,
     fixtures,
     hookspecs,
+    links,
     playwright_compat,
     recordings,
     reporting,
@@ -53,6 +54,7 @@ def pytest_configure(config: pytest.Config) -> None:
     plugins["evidence"] = evidence
     plugins["recordings"] = recordings
     plugins["devices"] = devices
+    plugins["links"] = links
     plugins["playwright-compat"] = playwright_compat
     for name, module in plugins.items():
         if not config.pluginmanager.is_registered(module):

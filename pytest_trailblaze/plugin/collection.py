@@ -17,7 +17,6 @@ import pytest
 
 from ..core.devices import NATIVE_DRIVERS, PLATFORMS, driver_type, platform_of
 from ..core.errors import ConfigurationError, Problem, StepFailure, TrailblazeError, TrailLoadError
-from ..core.files import inside
 from ..core.legacy import BLAZE, DEFINITION, TrailDir, read_trail_dir
 from ..core.lineage import resolve
 from ..core.loader import classifier_from_filename, load_trail, script_problems
@@ -101,29 +100,6 @@ def _collectable(entry: os.DirEntry[str]) -> bool:
         return entry.is_file() or entry.is_dir()
     except OSError:  # a link that loops
         return False
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """A linked folder that leads outside the project is not walked: pytest would follow a link to
-    ``/`` into the whole file system. It is named in a warning, once."""
-    try:
-        linked_folder = collection_path.is_symlink() and collection_path.is_dir()
-    except OSError:
-        return None
-    if not linked_folder or inside(collection_path, trail_roots(config)):
-        return None
-    warnings.warn_explicit(
-        TrailblazeWarning(
-            f"{display_path(collection_path, config)} is a link to {os.path.realpath(collection_path)}, "
-            "outside the project: it is not collected (collection never follows a link out of the "
-            "rootdir and the paths given; pass the folder itself to collect it)"
-        ),
-        TrailblazeWarning,
-        str(collection_path),
-        0,
-    )
-    return True
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Iterable
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from yaml.nodes import MappingNode, Node, SequenceNode
 
 from ..core.errors import Problem
-from ..core.files import DEFAULT_MAX_BYTES, FileRefused, glob_inside, inside, is_regular, read_source
-from ..core.files import refusal as read_source_refusal
+from ..core.files import DEFAULT_MAX_BYTES, FileRefused, glob_inside, inside, read_source
 from ..core.model import SourceSpan
 from ..core.naming import SCOPING_TAG, check_tool_name, check_trailmap_id, unscoped_tools
 from ..core.pycall import CodeRoots
 from ..core.yamlsource import Source, did_you_mean, is_null
+from .globs import workspace_matches
 from .model import Target, ToolDef, Workspace
 from .schema import (
     LegacyTarget,
@@ -284,40 +284,9 @@ class _Load:
             )
 
     def matches(self, folder: Path, pattern: str, at: SourceSpan, what: str) -> list[Path]:
-        """The files a glob of the manifest names, inside the workspace root only.
-
-        An absolute pattern or one with a ``..`` segment is refused at its line (a workspace
-        names its own files); a match that a link leads outside the root is refused too. ``**``
-        never follows a link to a folder (``files.glob_inside``), so a glob cannot wander off into the
-        file system.
-        """
-        parts = PurePosixPath(pattern.replace("\\", "/")).parts
-        absolute = pattern.startswith(("/", "~")) or Path(pattern).is_absolute()
-        if not pattern.strip() or absolute or ".." in parts:
-            self.problem(
-                at,
-                f"{what} pattern {pattern!r} leaves the trailmap folder",
-                why="patterns are relative to the trailmap folder and stay inside the workspace "
-                f"root {self.root}: an absolute path or a `..` segment would read files of anyone's machine",
-                fix="write a pattern relative to the trailmap folder, like `toolsets/*.yaml`, "
-                "and move shared files inside the workspace",
-            )
-            return []
-        found, links = [], []
-        for match in (p for p in glob_inside(folder, pattern, self.root, links) if is_regular(p)):
-            if inside(match, self.root):
-                found.append(match)
-            else:
-                refused = read_source_refusal(match, root=self.root)
-                what_now = f"{what} pattern {pattern!r} matches {refused.what}" if refused else what
-                self.problem(at, what_now, refused.why if refused else "", refused.fix if refused else "")
-        for link in links:
-            self.problem(
-                at,
-                f"{what} pattern {pattern!r} reaches {link.name}, a link to a folder outside the workspace",
-                why=f"it points to {os.path.realpath(link)}; patterns do not follow links out of {self.root}",
-                fix="copy the files into the workspace instead of linking to them",
-            )
+        """The files a glob of the manifest names, inside the workspace root only (``globs.py``)."""
+        found, problems = workspace_matches(folder, pattern, self.root, at, what)
+        self.ws.problems.extend(problems)
         return found
 
     def check_scoping(self, manifest: TrailmapManifest, node: Node, src: Source) -> None:
