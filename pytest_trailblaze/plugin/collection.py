@@ -31,7 +31,7 @@ from .devices import item_devices, mark_device
 from .failures import failing_line, failure_repr, step_assertion
 from .masking import masker_of
 from .options import SETTINGS_KEY, Settings
-from .tags import read_before, register_all_tags, register_tag
+from .tags import read_before, register_all_tags, register_tag, trail_roots
 
 DECLARED_ARGS_KEY = pytest.StashKey[set[str]]()
 PIN_NOTES_KEY = pytest.StashKey[dict[str, set[str]]]()
@@ -302,15 +302,6 @@ def workspace_for(config: pytest.Config, path: Path) -> Workspace | None:
     if workspace.errors:
         raise TrailLoadError(workspace.errors)
     return workspace
-
-
-def trail_roots(config: pytest.Config) -> tuple[Path, ...]:
-    """Where a collected trail file may lie once links are followed: the rootdir, and the paths
-    the run was given (a file or folder named on the command line is the user's own choice)."""
-    base = config.invocation_params.dir
-    given = (Path(base, arg.split("::", 1)[0]) for arg in config.args)
-    folders = (p if p.is_dir() else p.parent for p in given)
-    return tuple(dict.fromkeys([Path(config.rootpath), *folders]))
 
 
 def display_path(path: Path, config: pytest.Config) -> str:

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from ..core.files import inside
-from .collection import TrailblazeWarning, trail_roots
+from .collection import TrailblazeWarning
+from .tags import trail_roots
 
 
 @pytest.hookimpl(tryfirst=True)

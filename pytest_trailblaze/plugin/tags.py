@@ -56,10 +56,10 @@ def register_all_tags(config: pytest.Config, shown: Callable[[Path], str]) -> No
     """Read every trail under the run's paths and register its tags (``shown`` names a path in
     messages, exactly as collection names it)."""
     read = config.stash.setdefault(_READ_KEY, {})
-    limit = config.stash[SETTINGS_KEY].max_file_bytes
+    limit, roots = config.stash[SETTINGS_KEY].max_file_bytes, trail_roots(config)
     for path in trail_paths(config):
         try:
-            text = read_source(path, limit=limit)
+            text = read_source(path, limit=limit, root=roots)
             classifier = classifier_from_filename(path.name)
             trail = parse_trail(text, shown(path), file_classifier=classifier, env=os.environ)
         except (OSError, TrailblazeError):
@@ -68,6 +68,15 @@ def register_all_tags(config: pytest.Config, shown: Callable[[Path], str]) -> No
             register_tag(config, tag)
         if "{{" not in text:
             read[path] = (_stamp(path), trail)
+
+
+def trail_roots(config: pytest.Config) -> tuple[Path, ...]:
+    """Where a collected trail file may lie once links are followed: the rootdir, and the paths
+    the run was given (a file or folder named on the command line is the user's own choice)."""
+    base = config.invocation_params.dir
+    given = (Path(base, arg.split("::", 1)[0]) for arg in config.args)
+    folders = (p if p.is_dir() else p.parent for p in given)
+    return tuple(dict.fromkeys([Path(config.rootpath), *folders]))
 
 
 def read_before(config: pytest.Config, path: Path) -> Trail | None:
