@@ -21,8 +21,10 @@ from typing import Any
 from .core.composition import Composed
 from .core.context import DeviceInfo
 from .core.errors import Problem, RegistryError, ToolServerError, TrailblazeError, TrailLoadError, first_line
+from .core.files import DEFAULT_MAX_BYTES, walk
 from .core.legacy import BLAZE, is_blaze_definition
 from .core.loader import TRAIL_FILE_PATTERNS, load_trail, script_problems
+from .core.memory import expansion_problems
 from .core.model import SourceSpan, Trail
 from .core.registry import ToolRegistry
 from .core.staticcheck import CallScope, definition_problems, path_problem, trail_problems, unique
@@ -34,6 +36,7 @@ from .tools import builtin_tools
 from .workspace import Target, Workspace, WorkspaceLoader, code_roots, find_config_dir, trail_target
 
 DEFAULT_DRIVERS = {"web": "playwright-native"}
+CONFIG_NAME = "trailblaze.yaml"
 
 
 @dataclass
@@ -66,12 +69,15 @@ class Checker:
         servers: bool = True,
         log_dir: Path | None = None,
         allow_outside_code: bool = False,
+        max_file_bytes: int = DEFAULT_MAX_BYTES,
     ) -> None:
         self.builtins = builtin_tools()
+        self.max_file_bytes = max_file_bytes
         self.loader = WorkspaceLoader(
             builtin_names=(t.name for t in self.builtins),
             strict=strict,
             allow_outside_code=allow_outside_code,
+            max_file_bytes=max_file_bytes,
         )
         self.config_dir = config_dir
         self.strict = strict
@@ -88,8 +94,8 @@ class Checker:
         try:
             for config_dir in workspaces_under(paths):
                 self.workspace(config_dir)
-            for path in trail_files(paths):
-                self.check_file(path)
+            for path, root in trail_files(paths):
+                self.check_file(path, root)
             self.check_definitions()
         finally:
             if self._mcp is not None:
@@ -138,14 +144,15 @@ class Checker:
             )
         return self._mcp
 
-    def check_file(self, path: Path) -> None:
+    def check_file(self, path: Path, root: Path | None = None) -> None:
+        """Check one trail file; ``root``: the folder it was found in (a link may not leave it)."""
         self.report.files += 1
         broken = path_problem(path, _pattern_of(path))
         if broken is not None:
             self.report.problems.append(broken)
             return
         try:
-            trail = load_trail(path)
+            trail = load_trail(path, limit=self.max_file_bytes, root=root)
         except TrailLoadError as exc:
             self.report.problems.extend(exc.problems)
             return
@@ -154,6 +161,8 @@ class Checker:
         ws = self.workspace(config_dir) if config_dir else None
         code = code_roots(Path.cwd(), config_dir, self.loader.allow_outside_code)
         self.report.problems.extend(script_problems(trail, path.parent, code))
+        defaults = {name: decl.default for name, decl in trail.config.args.items() if not decl.required}
+        self.report.problems.extend(expansion_problems(trail.config.args, defaults))
         # A broken workspace is reported once (above); its trails are still checked against what loaded.
         target, unknown = trail_target(trail, ws)
         if unknown is not None:
@@ -241,12 +250,13 @@ def discovery_device(platform: str) -> DeviceInfo:
 
 
 def workspaces_under(paths: Iterable[Path]) -> list[Path]:
-    """Workspace config folders (``trails/config``) inside the given folders or above them."""
+    """Workspace config folders (``trails/config``) inside the given folders or above them
+    (the walk is ``files.walk``: no links followed, no pseudo file systems, nothing that vanished)."""
     found = []
     for path in paths:
         if not path.is_dir():
             continue
-        inside = sorted(p.parent for p in path.rglob("trailblaze.yaml") if _is_config_dir(p.parent))
+        inside = [p.parent for p in walk(path, CONFIG_NAME.__eq__) if _is_config_dir(p.parent)]
         around = find_config_dir(path)
         found += [*inside, *([around] if around else [])]
         if (path / "trailblaze.yaml").is_file():
@@ -258,13 +268,20 @@ def _is_config_dir(folder: Path) -> bool:
     return folder.name == "config" and folder.parent.name == "trails"
 
 
-def trail_files(paths: Iterable[Path], patterns: tuple[str, ...] = TRAIL_FILE_PATTERNS) -> Iterator[Path]:
-    """Trail files under ``paths`` (files are taken as given), sorted, never ``trailblaze.yaml``;
-    a v1 ``blaze.yaml`` definition counts (``core.legacy``)."""
+def trail_files(
+    paths: Iterable[Path], patterns: tuple[str, ...] = TRAIL_FILE_PATTERNS
+) -> Iterator[tuple[Path, Path | None]]:
+    """Trail files under ``paths`` with the folder each was found in (None for a path given as a
+    file, taken as given whatever its kind), never ``trailblaze.yaml``; a v1 ``blaze.yaml``
+    definition counts (``core.legacy``). Hidden folders are not searched."""
+
+    def named(name: str) -> bool:
+        return name != CONFIG_NAME and (name == BLAZE or any(fnmatch(name, p) for p in patterns))
+
     for path in paths:
-        if path.is_file():
-            yield path
+        if not path.is_dir():
+            yield path, None
             continue
-        found = {p for pattern in patterns for p in path.rglob(pattern) if p.name != "trailblaze.yaml"}
-        found |= {p for p in path.rglob(BLAZE) if is_blaze_definition(p)}
-        yield from sorted(f for f in found if not any(p.startswith(".") for p in f.relative_to(path).parts))
+        for found in walk(path, named):
+            if found.name != BLAZE or is_blaze_definition(found):
+                yield found, path

@@ -17,6 +17,7 @@ from pathlib import Path
 from .check import Checker, discovery_device, discovery_registry
 from .core.devices import DRIVER_TYPES, PLATFORMS
 from .core.errors import RegistryError, ToolServerError
+from .core.files import DEFAULT_MAX_BYTES, parse_size
 from .core.naming import category
 from .core.tooldef import ToolDescriptor
 from .core.yamlsource import did_you_mean
@@ -29,6 +30,16 @@ from .workspace import Workspace, WorkspaceLoader, find_config_dir, toolbox
 from .workspace.toolbox import callable_tools
 
 _ALLOW_OUTSIDE_HELP = "let trails and tool files name Python files outside the workspace root (trusted code)"
+
+
+_SIZE_HELP = "refuse trail and workspace files larger than SIZE (default 10MB; e.g. 512KB, 20MB)"
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -46,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
         help="do not start targets' MCP servers; their tools are then not checked",
     )
     check.add_argument("--allow-outside-code", action="store_true", help=_ALLOW_OUTSIDE_HELP)
+    check.add_argument(
+        "--max-file-size", type=_size, default=DEFAULT_MAX_BYTES, metavar="SIZE", help=_SIZE_HELP
+    )
     box = sub.add_parser("toolbox", help="list the tools an agent is offered for a target and platform")
     box.add_argument("--target", help="target id (default: the workspace's default target)")
     box.add_argument("--platform", choices=PLATFORMS, default="web")
@@ -59,6 +73,9 @@ def _parser() -> argparse.ArgumentParser:
         help="list every tool a recording can call, also those not offered to agents",
     )
     box.add_argument("--allow-outside-code", action="store_true", help=_ALLOW_OUTSIDE_HELP)
+    box.add_argument(
+        "--max-file-size", type=_size, default=DEFAULT_MAX_BYTES, metavar="SIZE", help=_SIZE_HELP
+    )
     schema = sub.add_parser("schema", help="print the JSON Schema of a kind of file, for editors")
     schema.add_argument("kind", choices=(*KINDS, "all"), help="the kind of file (all: every schema)")
     schema.add_argument("--output", type=Path, metavar="DIR", help="write <kind>.schema.json files into DIR")
@@ -88,12 +105,22 @@ def run_schema(kind: str, output: Path | None) -> int:
         return 2
     if output is None:
         sys.stdout.write(shipped(kinds[0]))
+        sys.stdout.flush()  # a full disk or a closed reader shows here, not at the interpreter's exit
         return 0
-    output.mkdir(parents=True, exist_ok=True)
-    for name in kinds:
-        path = output / path_of(name).name
-        path.write_text(shipped(name), encoding="utf-8")
-        print(path)
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+        for name in kinds:
+            path = output / path_of(name).name
+            path.write_text(shipped(name), encoding="utf-8")
+            print(path)
+    except OSError as exc:
+        where = exc.filename or output
+        print(
+            f"trailblaze schema: cannot write {where}: {exc.strerror or exc}\n"
+            "  fix: pass --output a folder you may create files in, on a disk with free space",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -104,6 +131,7 @@ def run_check(
     config_dir: Path | None,
     servers: bool = True,
     allow_outside_code: bool = False,
+    max_file_bytes: int = DEFAULT_MAX_BYTES,
 ) -> int:
     missing = [p for p in (*paths, *([config_dir] if config_dir else [])) if not p.exists()]
     if missing:
@@ -113,7 +141,11 @@ def run_check(
         print(f"trailblaze check: --config-dir {config_dir}: no trailblaze.yaml there", file=sys.stderr)
         return 2
     checker = Checker(
-        config_dir=config_dir, strict=strict, servers=servers, allow_outside_code=allow_outside_code
+        config_dir=config_dir,
+        strict=strict,
+        servers=servers,
+        allow_outside_code=allow_outside_code,
+        max_file_bytes=max_file_bytes,
     )
     report = checker.run(paths)
     for problem in report.problems:
@@ -140,7 +172,9 @@ def run_toolbox(args: argparse.Namespace) -> int:
     config_dir = find_config_dir(Path.cwd(), args.config_dir)
     ws = (
         WorkspaceLoader(
-            builtin_names=(t.name for t in builtins), allow_outside_code=args.allow_outside_code
+            builtin_names=(t.name for t in builtins),
+            allow_outside_code=args.allow_outside_code,
+            max_file_bytes=args.max_file_size,
         ).load(config_dir)
         if config_dir
         else Workspace(None)
@@ -207,6 +241,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 config_dir=args.config_dir,
                 servers=not args.no_servers,
                 allow_outside_code=args.allow_outside_code,
+                max_file_bytes=args.max_file_size,
             )
         if args.command == "schema":
             return run_schema(args.kind, args.output)
@@ -215,6 +250,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_toolbox(args)
     except BrokenPipeError:
         return _reader_went_away()
+    except OSError as exc:  # stdout failed (a full disk: `> /dev/full`), or a file of ours could not be made
+        what = f"{exc.filename}: " if exc.filename else "cannot write the output: "
+        print(f"trailblaze {args.command}: {what}{exc.strerror or exc}", file=sys.stderr)
+        if exc.filename is None:
+            _silence_stdout()
+        return 1
 
 
 def _reader_went_away() -> int:
@@ -222,10 +263,15 @@ def _reader_went_away() -> int:
 
     stdout is pointed at /dev/null so the interpreter's final flush does not raise a second time.
     """
+    _silence_stdout()
+    return 0
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, dropping what is buffered: its final flush must not fail again."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)
-    return 0
 
 
 if __name__ == "__main__":

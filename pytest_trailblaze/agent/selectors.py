@@ -56,11 +56,11 @@ def _first_finding(driver: Any, target: Any, found: aria.AriaElement) -> dict[st
     for attribute, candidate in (("id", _by_id), ("data-testid", _by_test_id)):
         value = target.get_attribute(attribute, timeout=PROBE_TIMEOUT_MS)
         selector = candidate(value) if value else None
-        if selector is not None and _finds(driver.locate(None, selector)[0].first, target):
+        if selector is not None and _finds(driver, driver.locate(None, selector)[0].first, target):
             return selector
     name = None if found.from_text else found.name
     by_role = driver.by_role(found.role, name)
-    nth = found.nth if _finds(by_role.nth(found.nth), target) else _position(by_role, target)
+    nth = found.nth if _finds(driver, by_role.nth(found.nth), target) else _position(driver, by_role, target)
     if nth is None:
         return None
     web: dict[str, Any] = {"ariaRole": found.role}
@@ -80,15 +80,15 @@ def _by_test_id(value: str) -> dict[str, Any] | None:
     return None if '"' in value or "\\" in value else {"web": {"dataTestId": value}}
 
 
-def _finds(locator: Any, target: Any) -> bool:
-    """Whether ``locator`` (one element at most) is ``target``: one round trip, no handles."""
-    return bool(locator.and_(target).count())
+def _finds(driver: Any, locator: Any, target: Any) -> bool:
+    """Whether ``locator`` (one element at most) is ``target``: one bounded round trip, no handles."""
+    return bool(driver.count_of(locator.and_(target)))
 
 
-def _position(by_role: Any, target: Any) -> int | None:
+def _position(driver: Any, by_role: Any, target: Any) -> int | None:
     """The target's index among the role's elements, when the snapshot's count was off."""
-    for index in range(by_role.count()):
-        if _finds(by_role.nth(index), target):
+    for index in range(driver.count_of(by_role)):
+        if _finds(driver, by_role.nth(index), target):
             return index
     return None
 

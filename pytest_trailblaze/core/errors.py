@@ -28,6 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .masking import visible
+
 if TYPE_CHECKING:
     from .model import SourceSpan
 
@@ -43,6 +45,7 @@ class Problem:
     severity: str = "error"
 
     def format(self) -> str:
+        """The problem as printed: control characters a file put into it are shown, not obeyed."""
         where = f"{self.span}: " if self.span is not None else ""
         kind = "warning: " if self.severity == "warning" else ""
         lines = [f"{where}{kind}{self.what}"]
@@ -50,7 +53,7 @@ class Problem:
             lines.append(f"  why: {self.why}")
         if self.fix:
             lines.append(f"  fix: {self.fix}")
-        return "\n".join(lines)
+        return visible("\n".join(lines))
 
     def sort_key(self) -> tuple[str, int, int]:
         if self.span is None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .devices import platform_of
+from .files import FileRefused, read_source
 from .lineage import resolution_chain
 from .loader import classifier_from_filename
 
@@ -38,8 +39,8 @@ def is_unified_text(text: str) -> bool:
 
 def _read(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        return read_source(path)
+    except FileRefused:
         return None  # loading the file says why, with its path
 
 

@@ -17,6 +17,7 @@ from .devices import classifier_problem
 from .envpass import expand_template as expand_template  # re-exported: the per-string pass
 from .envpass import expand_templates
 from .errors import Problem, TrailLoadError
+from .files import DEFAULT_MAX_BYTES, FileRefused, Roots, read_source
 from .model import Step, ToolCall, Trail, TrailConfig
 from .pycall import CodeRoots, ImportFailure, OutsideRoot, locate, outside_root_fix
 from .stepgrammar import StepGrammar
@@ -31,14 +32,23 @@ TRAILHEAD_KEYS = ("step", "recording", "maxRetries")
 TRAIL_FILE_PATTERNS = ("*.trail.yaml", "trail.yaml")
 
 
-def load_trail(path: str | os.PathLike[str], *, display_path: str | None = None) -> Trail:
-    """Read, template and parse a trail file; raises ``TrailLoadError`` listing all problems."""
+def load_trail(
+    path: str | os.PathLike[str],
+    *,
+    display_path: str | None = None,
+    limit: int = DEFAULT_MAX_BYTES,
+    root: Roots | None = None,
+) -> Trail:
+    """Read, template and parse a trail file; raises ``TrailLoadError`` listing all problems.
+
+    Only a regular file of at most ``limit`` bytes is read, and, given a ``root``, only one that
+    lies inside it (links followed): see ``files.read_source``.
+    """
     shown = display_path or str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        fix = "check that the file exists, is readable and is saved as UTF-8"
-        raise TrailLoadError([Problem(None, f"{shown}: cannot read the trail file: {exc}", fix=fix)]) from exc
+        text = read_source(Path(path), limit=limit, root=root)
+    except FileRefused as exc:
+        raise TrailLoadError([exc.problem(shown)]) from None
     return parse_trail(text, shown, file_classifier=classifier_from_filename(shown), env=os.environ)
 
 

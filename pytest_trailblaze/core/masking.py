@@ -6,12 +6,21 @@ holding it is masked where it leaves, so the filter needs no knowledge of where 
 
 Three shapes of the same filter:
 
-- ``text`` / ``value``: every occurrence becomes ``********`` (messages, reports, logs, files);
+- ``text`` / ``value``: every occurrence becomes ``********`` (messages, reports, logs, files).
+  ``value`` rewrites the strings of a structure and never its keys; a ``Shape`` names the fields
+  that are structure too (a report's ``outcome``, a record's ``kind``), which stay as they are, so
+  even a one-letter secret cannot break what readers parse;
 - ``name``: every occurrence becomes ``secret-<hash>`` (node ids, file and folder names). The hash
   is of the secret's *name* (the KEY of ``KEY=VALUE``), never of its value: the same on every run
   and every machine, unchanged when the value rotates, and no oracle for guessing a weak secret;
 - ``stream``: a writable text stream that masks what passes through it, holding back a tail that
   may be the start of a secret split across two writes.
+
+A secret is found in every form it is written in: as given, JSON- URL- and HTML-escaped, and for
+a multi-line secret each of its lines and its lines joined by a space (a page's text, a one-line
+message and an accessibility snapshot write a textarea's value that way), each of those escaped
+too. ``visible`` is the filter's companion at the same doors: control characters from trail text
+are shown as ``\x1b`` instead of reaching a terminal, which would obey them.
 """
 
 from __future__ import annotations
@@ -19,15 +28,25 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TextIO
+from typing import Any, TextIO, Union
 from urllib.parse import quote, quote_plus
 
 MASK = "********"
 #: How pytest marks the middle it cut out of a long repr.
 CUT = "..."
-#: The shortest piece of a cut secret that is masked (see ``_mask_cuts``).
+#: The shortest piece of a cut secret that is masked (see ``_mask_cuts``), and the shortest line of
+#: a multi-line secret masked on its own: a shorter one is ordinary text everywhere.
 MIN_PIECE = 3
+#: Secrets this short mask ordinary text wherever they occur; the run warns about them.
+SHORT_SECRET = 2
+#: Fields of a structure that are never masked: ``KEEP``; ``PAIRS`` for a list of ``(name, value)``
+#: pairs whose names are structure (pytest's ``user_properties`` and ``sections``); or the shape of
+#: the value under the key (a list's shape applies to each of its items).
+KEEP = True
+PAIRS = "pairs"
+Shape = Mapping[str, Union[bool, str, "Shape"]]
 
 
 class Masker:
@@ -49,11 +68,11 @@ class Masker:
         return bool(self.values)
 
     def holds(self, value: Any) -> bool:
-        """True when a string anywhere inside ``value`` holds a secret (or a piece cut by ``...``)."""
+        """True when a string value anywhere inside ``value`` holds a secret (or a piece cut by ``...``)."""
         if isinstance(value, str):
             return _mask_text(self.values, value) != value
         if isinstance(value, Mapping):
-            return any(self.holds(k) or self.holds(v) for k, v in value.items())
+            return any(self.holds(v) for v in value.values())
         if isinstance(value, (list, tuple)):
             return any(self.holds(v) for v in value)
         return False
@@ -61,9 +80,14 @@ class Masker:
     def text(self, text: str) -> str:
         return _mask_text(self.values, text) if self.values else text
 
-    def value(self, value: Any) -> Any:
-        """A copy of a JSON-like ``value`` with every string masked; other objects are kept."""
-        return _mask(self.values, value) if self.values else value
+    def value(self, value: Any, shape: Shape | None = None) -> Any:
+        """A copy of a JSON-like ``value`` with every string value masked; keys, other objects and
+        the fields ``shape`` names stay as they are."""
+        return rewrite(value, self.text, shape) if self.values else value
+
+    def short_secrets(self) -> list[str]:
+        """Names of the secrets so short (one or two characters) that masking them hides ordinary text."""
+        return sorted({self._names[v] for v in self.secrets if len(v) <= SHORT_SECRET})
 
     def name(self, text: str) -> str:
         """``text`` fit for a file name or node id: each secret becomes ``secret-<hash of its name>``."""
@@ -96,7 +120,23 @@ _URL_SAFE = (
 
 def written_forms(secret: str) -> list[str]:
     """``secret`` as written, and as JSON, URLs and HTML/XML write it (``p\\"w``, ``p%22w``,
-    ``p&quot;w``): a secret with a quote or a space reaches files and messages in those forms too."""
+    ``p&quot;w``): a secret with a quote or a space reaches files and messages in those forms too.
+
+    A multi-line secret also reaches them line by line (a message quoting its first line) and as
+    one line (a page's text, an accessibility snapshot: lines joined by a space, runs of white
+    space folded), each in every escaped form; a line shorter than ``MIN_PIECE`` is ordinary text.
+    """
+    lines = [line for line in re.split(r"\r\n|\r|\n", secret) if len(line.strip()) >= MIN_PIECE]
+    if len(lines) < 2 and "\n" not in secret and "\r" not in secret:
+        return _escaped_forms(secret)
+    joined = [" ".join(secret.splitlines()), " ".join(secret.split()), "".join(secret.splitlines())]
+    forms = [form for whole in (secret, *joined) for form in _escaped_forms(whole)]
+    forms += [form for line in lines for form in _escaped_forms(line)]
+    forms += [form for line in lines for form in _escaped_forms(line.strip())]
+    return list(dict.fromkeys(f for f in forms if f))
+
+
+def _escaped_forms(secret: str) -> list[str]:
     forms = [secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]]
     forms += [quote(secret, safe=safe) for safe in _URL_SAFE] + [quote_plus(secret, safe="")]
     forms += [
@@ -150,16 +190,68 @@ def mask_with(secrets: Iterable[str], value: Any) -> Any:
     return Masker({str(n): secret for n, secret in enumerate(secrets)}).value(value)
 
 
-def _mask(secrets: list[str], value: Any) -> Any:
+def rewrite(value: Any, change: Callable[[str], str], shape: Shape | None = None) -> Any:
+    """A copy of a JSON-like ``value`` with ``change`` applied to every string value: never to a
+    key, nor to a field ``shape`` marks ``KEEP`` (structure that readers parse)."""
     if isinstance(value, str):
-        return _mask_text(secrets, value)
+        return change(value)
     if isinstance(value, dict):
-        return {_mask(secrets, k): _mask(secrets, v) for k, v in value.items()}
+        if not shape:
+            return {k: rewrite(v, change) for k, v in value.items()}
+        kept = {}
+        for key, item in value.items():
+            inner = shape.get(key)
+            if inner is KEEP:
+                kept[key] = item
+            elif inner == PAIRS and isinstance(item, (list, tuple)):
+                kept[key] = [_pair(pair, change) for pair in item]
+            else:
+                kept[key] = rewrite(item, change, inner if isinstance(inner, Mapping) else None)
+        return kept
     if isinstance(value, list):
-        return [_mask(secrets, v) for v in value]
+        return [rewrite(v, change, shape) for v in value]
     if isinstance(value, tuple):
-        return tuple(_mask(secrets, v) for v in value)
+        return tuple(rewrite(v, change, shape) for v in value)
     return value
+
+
+def _pair(pair: Any, change: Callable[[str], str]) -> Any:
+    if isinstance(pair, (list, tuple)) and pair:
+        return type(pair)([pair[0], *(rewrite(v, change) for v in pair[1:])])
+    return rewrite(pair, change)
+
+
+#: C0 and C1 control characters (tab and newline excepted) and the bidirectional overrides that
+#: reorder what a reader sees.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(text: str) -> str:
+    """``text`` with control characters written as escapes (``\x1b``, ``\r``, ``\u202e``), so that
+    trail text cannot clear a terminal, hide a line or reorder what a CI log shows."""
+    if not _CONTROLS.search(text):
+        return text
+    return _CONTROLS.sub(_escape_control, text)
+
+
+def _escape_control(match: re.Match[str]) -> str:
+    char = match.group(0)
+    named = {"\r": "\\r", "\x00": "\\0"}.get(char)
+    if named:
+        return named
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def has_controls(value: Any) -> bool:
+    """Whether a string value anywhere in ``value`` holds a character ``visible`` would rewrite."""
+    if isinstance(value, str):
+        return _CONTROLS.search(value) is not None
+    if isinstance(value, Mapping):
+        return any(has_controls(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(has_controls(v) for v in value)
+    return False
 
 
 def _spans(secrets: list[str], text: str) -> list[tuple[int, int]]:

@@ -17,13 +17,25 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from .errors import ConfigurationError
+from .errors import ConfigurationError, Problem
 from .masking import MASK as MASK  # re-exported: tools and the registry read it here
 from .masking import Masker
 from .masking import mask_with as mask_with
 from .model import ArgDecl
 from .tokens import ARGS_PATH, TOKEN, args_references, body, is_args_body
 from .yamlsource import did_you_mean
+
+#: The longest text an arg may grow to through ``{{args...}}`` references, checked from the sizes
+#: before anything expands: args that each repeat the one before them ten times would otherwise
+#: grow past any memory (ten levels: ten billion characters).
+MAX_EXPANDED_CHARS = 1_000_000
+#: The longest text one interpolation may produce at run time (memory values may be large: a
+#: page's HTML, a JSON document); past it, repetition is at work, not data.
+MAX_INTERPOLATED_CHARS = 64 * 1024 * 1024
+
+
+class ExpansionTooBig(ConfigurationError):
+    """A value whose tokens expand past ``MAX_EXPANDED_CHARS``."""
 
 
 class Memory:
@@ -103,7 +115,7 @@ class Memory:
             if not ready:
                 break
             for name in ready:
-                values[name] = TOKEN.sub(self._replace, values[name])
+                values[name] = self._substitute(values[name], self._replace)
                 pending.discard(name)
 
         def keep_cyclic(match: re.Match[str]) -> str:
@@ -114,7 +126,7 @@ class Memory:
             return self._replace(match)
 
         for name in pending:
-            values[name] = TOKEN.sub(keep_cyclic, values[name])
+            values[name] = self._substitute(values[name], keep_cyclic)
 
     # -- interpolation ------------------------------------------------------------------------
     def interpolate(self, value: Any) -> Any:
@@ -134,7 +146,23 @@ class Memory:
             if found:
                 # A copy, so whoever receives a list or object cannot change the bound args.
                 return copy.deepcopy(value) if isinstance(value, (dict, list)) else value
-        return TOKEN.sub(self._replace, text)
+        return self._substitute(text, self._replace)
+
+    def _substitute(self, text: str, replace: Any) -> str:
+        """``text`` with its tokens replaced, refused as soon as it would pass ``MAX_INTERPOLATED_CHARS``."""
+        size = [len(text)]
+
+        def counted(match: re.Match[str]) -> str:
+            value = replace(match)
+            size[0] += len(value) - len(match.group(0))
+            if size[0] > MAX_INTERPOLATED_CHARS:
+                raise ExpansionTooBig(
+                    f"a value with {{{{...}}}} tokens expands to more than {MAX_INTERPOLATED_CHARS:,} "
+                    f"characters (at {match.group(0)})"
+                )
+            return value
+
+        return TOKEN.sub(counted, text)
 
     def _replace(self, match: re.Match[str]) -> str:
         inner = body(match)
@@ -228,9 +256,49 @@ def bind_args(decls: Mapping[str, ArgDecl], provided: Mapping[str, Any]) -> dict
             )
         else:
             bound[name] = decl.default
+    problems += [p.format() for p in expansion_problems(decls, bound)]
     if problems:
         raise ConfigurationError("\n".join(problems))
     return bound
+
+
+def expansion_problems(decls: Mapping[str, ArgDecl], values: Mapping[str, Any]) -> list[Problem]:
+    """Args whose ``{{args.x}}`` references would expand past ``MAX_EXPANDED_CHARS``, found from the
+    sizes alone (nothing is expanded): each arg's size is its own text plus, per reference, the size
+    of the arg it names. Memory tokens count as written (their values come at run time, where the
+    expansion is bounded too); args in a reference cycle stay literal, as binding leaves them."""
+    sizes: dict[str, int] = {}
+    visiting: set[str] = set()
+
+    def size(name: str) -> int:
+        if name in sizes:
+            return sizes[name]
+        value = values.get(name)
+        if not isinstance(value, str) or name in visiting:
+            return len(_as_text(value)) if value is not None else 0
+        visiting.add(name)
+        total = len(value)
+        for match in TOKEN.finditer(value):
+            inner = body(match)
+            if ARGS_PATH.match(inner) and inner.split(".")[1] in values:
+                total += size(inner.split(".")[1]) - len(match.group(0))
+        visiting.discard(name)
+        sizes[name] = total
+        return total
+
+    problems = []
+    for name, decl in decls.items():
+        if name in values and size(name) > MAX_EXPANDED_CHARS:
+            problems.append(
+                Problem(
+                    decl.span,
+                    f"arg '{name}' expands to {size(name):,} characters through {{{{args...}}}} references",
+                    why=f"a value may grow to at most {MAX_EXPANDED_CHARS:,} characters: args that repeat "
+                    "other args multiply at every level",
+                    fix="give the arg its text directly instead of repeating other args in it",
+                )
+            )
+    return problems
 
 
 def coerce_arg(decl: ArgDecl, value: Any) -> Any:

@@ -5,10 +5,17 @@ returns ``{"type": "Success" | "Error", "message": ...}``) and returns a message
 ``{"type": ..., "message": ...}`` result, or raises to fail.
 
 Trails and tool files may come from strangers (a pull request, a shared repository), so the code
-they name is contained: a file path must stay inside the workspace root (``CodeRoots``) unless the
-user allows code outside it; a dotted module name is imported from ``sys.path``, where installed
-packages live. ``locate`` answers where the code is without running any of it, so collection and
-``trailblaze check`` can judge a path before anything is imported.
+they name is contained: a file path, and the file a dotted module name is found in on
+``sys.path``, must stay inside the workspace root (``CodeRoots``) unless the user allows code
+outside it. An installed package or the standard library is outside: ``class: antigravity:x``
+would open a web browser, ``class: venv.__main__:x`` would create virtualenvs, just by being
+imported. ``locate`` answers where the code is without running any of it (the top-level module
+is found, never imported), so collection and ``trailblaze check`` judge a path before anything
+is imported.
+
+Code that is run (an import, a tool) may end the process its own way: ``SystemExit`` and a
+``KeyboardInterrupt`` it raises itself become failures at its file (``foreign.py``); a real Ctrl-C
+still stops the run.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ToolError, ToolFailure
+from .foreign import ForeignExit, foreign_code
 from .tooldef import ToolResult
 
 ALLOW_OUTSIDE_OPTION = "--trailblaze-allow-outside-code"
@@ -34,20 +42,23 @@ class ImportFailure(Exception):
 
 
 class OutsideRoot(ImportFailure):
-    """A reference to a Python file outside the workspace root, refused unless allowed."""
+    """A reference to Python code outside the workspace root, refused unless allowed: a file, or
+    the installed module (``module``) a dotted name is found as."""
 
-    def __init__(self, spec: str, path: Path, roots: tuple[Path, ...]) -> None:
+    def __init__(self, spec: str, path: Path, roots: tuple[Path, ...], module: str | None = None) -> None:
         shown = " or ".join(str(r) for r in roots)
         super().__init__(f"{spec} names {path}, which is outside the workspace root {shown}")
         self.path = path
         self.roots = roots
+        self.module = module
 
     @property
     def why(self) -> str:
         inside = " or ".join(str(r) for r in self.roots)
+        names = f"module {self.module}, installed at {self.path}" if self.module else str(self.path)
         return (
-            f"it names {self.path}; code named by trails and tool files runs only from inside "
-            f"{inside} (or installed packages)"
+            f"it names {names}; code named by trails and tool files runs only from inside {inside} "
+            "(an installed package or the standard library included: importing one runs its code)"
         )
 
 
@@ -67,8 +78,21 @@ class CodeRoots:
         if self.allow_outside:
             return
         resolved = path.resolve()
-        if not any(resolved.is_relative_to(root.resolve()) for root in self.roots):
+        if not self.holds(resolved):
             raise OutsideRoot(spec, resolved, self.roots)
+
+    def check_module(self, spec: str, module: str, locations: list[Path]) -> None:
+        """Raise ``OutsideRoot`` when a module found on ``sys.path`` (its file or package folders;
+        none for a built-in one) lies outside every root."""
+        if self.allow_outside:
+            return
+        outside = [p for p in locations if not self.holds(p.resolve())]
+        if outside or not locations:
+            where = outside[0].resolve() if outside else Path(f"<built-in module {module}>")
+            raise OutsideRoot(spec, where, self.roots, module=module)
+
+    def holds(self, resolved: Path) -> bool:
+        return any(resolved.is_relative_to(root.resolve()) for root in self.roots)
 
 
 def split_spec(spec: str) -> tuple[str, str]:
@@ -94,7 +118,11 @@ def locate(spec: str, base_dir: Path, code: CodeRoots | None = None) -> Path | N
     if not looks_like_file(module_part):
         if not all(part.isidentifier() for part in module_part.split(".")):
             raise ImportFailure(f"{module_part!r} is not a module name (write module.sub or path/to/file.py)")
-        if _importable(module_part.split(".")[0]):
+        top = module_part.split(".")[0]
+        found = _found_at(top)
+        if found is not None:
+            if code is not None:
+                code.check_module(spec, top, found)
             return None
     path = _file_for(module_part, base_dir)
     if code is not None:
@@ -104,14 +132,21 @@ def locate(spec: str, base_dir: Path, code: CodeRoots | None = None) -> Path | N
     return path
 
 
-def _importable(top: str) -> bool:
-    """Whether a top-level module is loaded or can be found on ``sys.path`` (nothing is executed)."""
-    if top in sys.modules:
-        return True
+def _found_at(top: str) -> list[Path] | None:
+    """Where a top-level module loaded or found on ``sys.path`` lies: its file, or its package's
+    folders (an empty list for a built-in or frozen module); None when there is no such module.
+    Finding a top-level module runs none of its code."""
+    loaded = sys.modules.get(top)
     try:
-        return importlib.util.find_spec(top) is not None
+        found = getattr(loaded, "__spec__", None) if loaded is not None else importlib.util.find_spec(top)
     except (ImportError, ValueError):
-        return False
+        return None
+    if found is None:
+        return [Path(loaded.__file__)] if getattr(loaded, "__file__", None) else ([] if loaded else None)
+    folders = [Path(p) for p in (found.submodule_search_locations or ())]
+    if folders:
+        return folders
+    return [Path(found.origin)] if found.origin and found.has_location else []
 
 
 def _file_for(module_part: str, base_dir: Path) -> Path:
@@ -135,11 +170,12 @@ def resolve_callable(spec: str, base_dir: Path, code: CodeRoots | None = None) -
 def _import(name: str, spec: str, base_dir: Path, code: CodeRoots | None) -> Any:
     """A module from ``sys.path``; a missing submodule falls back to a file beside ``base_dir``."""
     try:
-        return importlib.import_module(name)
+        with foreign_code():
+            return importlib.import_module(name)
     except ModuleNotFoundError as exc:
         if exc.name != name.split(".")[0] and exc.name != name:
             raise ImportFailure(f"importing {name} failed: {exc}") from None
-    except Exception as exc:  # the module itself is broken; say how
+    except Exception as exc:  # the module itself is broken (or ended the process its way); say how
         raise ImportFailure(f"importing {name} failed: {type(exc).__name__}: {exc}") from None
     path = _file_for(name, base_dir)
     if code is not None:
@@ -164,7 +200,8 @@ def _load_file(path: Path) -> Any:
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     try:
-        spec.loader.exec_module(module)
+        with foreign_code():
+            spec.loader.exec_module(module)
     except Exception as exc:
         del sys.modules[module_name]
         raise ImportFailure(f"importing {path.name} failed: {type(exc).__name__}: {exc}") from None
@@ -174,11 +211,14 @@ def _load_file(path: Path) -> Any:
 def run_script(function: Callable[..., Any], params: dict[str, Any], ctx: Any, name: str) -> ToolResult:
     """Call a script and turn what it returns (or raises) into a tool result."""
     try:
-        outcome = function(params, ctx)
+        with foreign_code():
+            outcome = function(params, ctx)
     except ToolError:
         raise
     except AssertionError as exc:
         raise ToolFailure(str(exc) or f"{name} failed", tool=name) from exc
+    except ForeignExit as exc:
+        raise ToolFailure(f"{name} {exc}", tool=name) from None
     if isinstance(outcome, dict) and outcome.get("type") == "Error":
         raise ToolFailure(str(outcome.get("message") or f"{name} failed"), tool=name)
     if isinstance(outcome, dict) and outcome.get("type") == "Success":

@@ -24,6 +24,7 @@ from .errors import (
     UnsupportedToolError,
 )
 from .memory import MASK, mask_with
+from .shown import clip, clip_value
 from .tokens import strings_in
 from .tooldef import Tool, ToolDescriptor, ToolResult, bind_tool_arguments
 from .yamlsource import did_you_mean
@@ -33,6 +34,8 @@ REGISTER_HINT = f"check the spelling, or register the tool (see {docs_page('guid
 #: Arguments that annotate a recorded call for humans and are never load-bearing at replay.
 ANNOTATION_ARGS = frozenset({"reason", "reasoning"})
 MAX_DEPTH = 16
+#: An error message longer than this is cut where the registry passes it on (``shown.clip``).
+FAILURE_CHARS = 10_000
 
 
 class ToolObserver(Protocol):
@@ -185,17 +188,17 @@ class ToolRegistry:
                 result = tool.invoke(ctx, validated)
         except BaseException as exc:
             _scrub(exc, args, hidden)
-            entry.close(False, ctx.memory.mask(str(exc)))
+            entry.close(False, clip(ctx.memory.mask(str(exc))))
             if isinstance(exc, ToolError):
                 exc.tool = exc.tool or name
                 exc.arguments = dict(shown)
             for observer in self.observers:
                 observer.tool_error(name, shown, exc, ctx)
             raise
-        entry.close(True, ctx.memory.mask(result.message))
+        entry.close(True, clip(ctx.memory.mask(result.message)))
         if self.observers:
             masked = replace(
-                result, message=ctx.memory.mask(result.message), data=ctx.memory.mask(result.data)
+                result, message=clip(ctx.memory.mask(result.message)), data=ctx.memory.mask(result.data)
             )
             for observer in self.observers:
                 observer.after_tool(name, shown, masked, ctx)
@@ -203,15 +206,17 @@ class ToolRegistry:
 
 
 def _scrub(exc: BaseException, args: Mapping[str, Any], hidden: frozenset[str]) -> None:
-    """Remove the values of sensitive arguments from an error's message before anyone sees it."""
+    """Remove the values of sensitive arguments from an error's message before anyone sees it, and
+    cut a message too long to show (an assertion quoting a 50 MB value)."""
     values = [text for key in hidden if key in args for text in (*strings_in(args[key]), str(args[key]))]
-    if values and exc.args and isinstance(exc.args[0], str):
-        exc.args = (mask_with(values, exc.args[0]), *exc.args[1:])
+    if exc.args and isinstance(exc.args[0], str):
+        message = mask_with(values, exc.args[0]) if values else exc.args[0]
+        exc.args = (clip(message, FAILURE_CHARS), *exc.args[1:])
 
 
 def _shown(args: Mapping[str, Any], hidden: frozenset[str], ctx: Any) -> dict[str, Any]:
-    """The arguments as a human may see them: secrets and sensitive arguments masked."""
-    shown = ctx.memory.mask(dict(args))
+    """The arguments as a human may see them: secrets and sensitive arguments masked, long texts cut."""
+    shown = clip_value(ctx.memory.mask(dict(args)))
     return {k: (MASK if k in hidden else v) for k, v in shown.items()}
 
 

@@ -19,7 +19,8 @@ from .errors import AgentStepRequired, FatalToolError, StepFailure, ToolError, T
 from .lineage import resolve
 from .masking import MASK
 from .model import Step, ToolCall, Trail
-from .registry import ANNOTATION_ARGS
+from .registry import ANNOTATION_ARGS, FAILURE_CHARS
+from .shown import clip, clip_value
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,8 +254,10 @@ class StepFailureInfo(StepFailure):
     def build(
         cls, trail: Trail, step: ResolvedStep, call: ToolCall, index: int, exc: ToolError, ctx: ToolContext
     ) -> StepFailureInfo:
-        arguments = exc.arguments if exc.arguments is not None else ctx.memory.mask(dict(call.args))
-        cause = ctx.memory.mask(str(exc))
+        arguments = (
+            exc.arguments if exc.arguments is not None else clip_value(ctx.memory.mask(dict(call.args)))
+        )
+        cause = clip(ctx.memory.mask(str(exc)), FAILURE_CHARS)
         message = describe_failure(step, call, index, arguments, cause)
         return cls(message, step=step, call=call, index=index, arguments=arguments, cause=cause)
 
@@ -265,7 +268,7 @@ class StepFailureInfo(StepFailure):
         """A tool raised something other than a tool error: the cause is the exception and the
         frames outside this package (the user's own code); the chained original keeps them all."""
         arguments = shown_arguments(call, ctx)
-        cause = ctx.memory.mask(describe_exception(exc))
+        cause = clip(ctx.memory.mask(describe_exception(exc)), FAILURE_CHARS)
         message = describe_failure(step, call, index, arguments, cause)
         return cls(message, step=step, call=call, index=index, arguments=arguments, cause=cause)
 
@@ -316,7 +319,7 @@ def shown_arguments(call: ToolCall, ctx: ToolContext) -> dict[str, Any]:
     except TrailblazeError:
         pass
     hidden = ctx.registry.get(call.name).descriptor.sensitive_args if call.name in ctx.registry else ()
-    return {k: MASK if k in hidden else v for k, v in ctx.memory.mask(args).items()}
+    return {k: MASK if k in hidden else v for k, v in clip_value(ctx.memory.mask(args)).items()}
 
 
 def describe_exception(exc: BaseException) -> str:

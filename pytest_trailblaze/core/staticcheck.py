@@ -15,6 +15,8 @@ located where it is written and naming the trail call that reaches it.
 
 from __future__ import annotations
 
+import errno
+import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -278,24 +280,47 @@ def _spelling(name: str, registry: ToolRegistry) -> str:
 
 
 def path_problem(path: Path, pattern: str, *, shown: str | None = None) -> Problem | None:
-    """Why a path named like a trail file (``pattern``) is not one: a broken link, or a folder.
+    """Why a path named like a trail file (``pattern``) is not one: a broken link or a link that
+    loops, a folder, a pipe, socket or device.
 
-    pytest's directory walk passes over both in silence; a trail that silently does not run is
-    worse than an error that names the path. ``shown`` is the path as the user should read it.
+    pytest's directory walk passes over all of these in silence; a trail that silently does not
+    run is worse than an error that names the path. ``shown`` is the path as the user should read it.
     """
     name = shown or str(path)
-    if path.is_symlink() and not path.exists():
+    span = SourceSpan(name, 1, 1)
+    why = f"names matching '{pattern}' are trail files"
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        if not path.is_symlink():
+            return None  # a file that vanished: nothing to say about what is not there
+        if exc.errno == errno.ELOOP:
+            return Problem(
+                span,
+                "a symbolic link that loops (it leads back to itself)",
+                why=f"{why}; a link cycle has no file at its end",
+                fix="replace the link with the trail file it should point to, or delete it",
+            )
         return Problem(
-            None,
-            f"{name}: broken symbolic link to '{path.readlink()}'",
-            why=f"names matching '{pattern}' are trail files; the file this link points to does not exist",
+            span,
+            f"broken symbolic link to '{path.readlink()}'",
+            why=f"{why}; the file this link points to does not exist",
             fix="point the link at an existing trail file, or delete the link",
         )
-    if path.is_dir():
+    if stat.S_ISDIR(mode):
         return Problem(
-            None,
-            f"{name}: a folder named like a trail file",
-            why=f"names matching '{pattern}' are trail files; pytest does not collect what this folder holds",
+            span,
+            "a folder named like a trail file",
+            why=f"{why}; pytest does not collect what this folder holds",
             fix=f"rename the folder (e.g. '{path.name.split('.')[0]}'), or move its trail files out of it",
+        )
+    if not stat.S_ISREG(mode):
+        kind = "a socket" if stat.S_ISSOCK(mode) else "a device"
+        kind = "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else kind
+        return Problem(
+            span,
+            f"{kind} named like a trail file",
+            why=f"{why}, and only regular files are read: a pipe or device could keep a run waiting forever",
+            fix="replace it with a regular trail file, or remove it",
         )
     return None

@@ -21,6 +21,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
 from .errors import ToolArgumentError, ToolError, ToolFailure
+from .foreign import ForeignExit, foreign_code
 from .offloop import ASYNC_TOOLS
 from .yamlcore import YamlFloat, YamlInt, source_text
 from .yamlsource import did_you_mean
@@ -122,13 +123,18 @@ class PythonTool(Tool):
         values = {name: getattr(validated, name) for name in type(validated).model_fields}
         values.update(validated.model_extra or {})  # a function taking **kwargs gets the rest
         try:
-            if inspect.iscoroutinefunction(self.fn):  # not on the trail's thread: Playwright's loop is there
-                return ToolResult.of(ASYNC_TOOLS.run(functools.partial(self.fn, ctx, **values)))
-            return ToolResult.of(self.fn(ctx, **values))
+            with foreign_code():  # sys.exit() in a tool fails its step instead of ending the run
+                if inspect.iscoroutinefunction(
+                    self.fn
+                ):  # not on the trail's thread: Playwright's loop is there
+                    return ToolResult.of(ASYNC_TOOLS.run(functools.partial(self.fn, ctx, **values)))
+                return ToolResult.of(self.fn(ctx, **values))
         except ToolError:
             raise
         except AssertionError as exc:  # `assert` in a tool reads as a failed step, not a crash
             raise ToolFailure(str(exc) or f"an assertion in {self.name} failed", tool=self.name) from exc
+        except ForeignExit as exc:
+            raise ToolFailure(f"{self.name} {exc}", tool=self.name) from None
 
 
 def arguments_model(fn: Callable[..., Any], name: str) -> type[BaseModel]:

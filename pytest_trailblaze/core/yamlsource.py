@@ -39,10 +39,18 @@ __all__ = [
 NESTING_FIX = "flatten the structure: move deep parts into their own values or files"
 _MAX_VALUES = 100_000
 _MAX_MERGES = 32
+#: Entries ``<<:`` merge keys may bring in, and values aliases may repeat, in one whole file. Each
+#: is counted while it is built, so a fan-out (ten aliases per level, eight levels) stops at the
+#: limit in a fraction of a second instead of building a hundred million pairs first.
+_FILE_BUDGET = 500_000
 
 
 class _TooBig(Exception):
-    """Internal: alias expansion passed ``_MAX_VALUES``."""
+    """Internal: alias expansion passed ``_MAX_VALUES`` (or the file's budget)."""
+
+
+class _TooManyMerged(Exception):
+    """Internal: ``<<:`` merges brought in more entries than the file's budget allows."""
 
 
 class _Recursive(Exception):
@@ -78,6 +86,10 @@ class Source:
 
     path: str
     problems: list[Problem] = field(default_factory=list)
+    #: What merges and alias repeats may still build in this file (``_FILE_BUDGET``).
+    _merges_left: int = field(default=_FILE_BUDGET, repr=False)
+    _repeats_left: int = field(default=_FILE_BUDGET, repr=False)
+    _built: set[int] = field(default_factory=set, repr=False)
 
     def span(self, node: Node) -> SourceSpan:
         mark = node.start_mark
@@ -146,7 +158,18 @@ class Source:
         merged: dict[str, tuple[Node, Node]] = {}
         if len(own) != len(node.value):
             own_keys = {str(k.value) for k, _ in own if isinstance(k, ScalarNode)}
-            for key_node, value_node in self._merged_pairs(node, set()):
+            try:
+                pairs = self._merged_pairs(node, set())
+            except _TooManyMerged:
+                pairs = []
+                self.problem(
+                    node,
+                    f"`<<:` merge keys in this file bring in more than {_FILE_BUDGET:,} entries",
+                    why="merging aliases of mappings that merge aliases multiplies the entries at every "
+                    "level; the limit keeps a hostile file from exhausting memory",
+                    fix="write the mapping out, or merge each shared mapping once",
+                )
+            for key_node, value_node in pairs:
                 key = str(key_node.value)
                 if isinstance(key_node, ScalarNode) and key not in own_keys:
                     merged.pop(key, None)
@@ -187,6 +210,9 @@ class Source:
                     )
                     continue
                 pairs.extend(self._merged_pairs(source, active))
+                self._merges_left -= len(source.value)
+                if self._merges_left < 0:
+                    raise _TooManyMerged
                 pairs.extend((k, v) for k, v in source.value if k.tag != TAG_MERGE)
         return pairs
 
@@ -203,10 +229,11 @@ class Source:
         except _TooDeep as exc:
             self.nesting_problem(exc.args[0].start_mark)
             return None
-        except _TooBig:
+        except _TooBig as exc:
+            what = exc.args[0] if exc.args else f"this value expands to more than {_MAX_VALUES} values"
             self.problem(
                 node,
-                f"this value expands to more than {_MAX_VALUES} values through YAML aliases",
+                f"{what} through YAML aliases" if not exc.args else what,
                 fix="write the value out instead of nesting `*alias` references",
             )
             return None
@@ -215,6 +242,12 @@ class Source:
         count[0] += 1
         if count[0] > _MAX_VALUES:
             raise _TooBig
+        if id(node) in self._built:  # reached again through an alias
+            self._repeats_left -= 1
+            if self._repeats_left < 0:
+                raise _TooBig(f"aliases in this file repeat more than {_FILE_BUDGET:,} values")
+        else:
+            self._built.add(id(node))
         if isinstance(node, ScalarNode):
             return scalar_value(node)
         if len(active) >= MAX_NESTING:  # aliases can nest values far deeper than the text does

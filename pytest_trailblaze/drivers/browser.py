@@ -23,11 +23,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import DriverError, first_line
 from . import ffmpeg, launch, remote
-from .loopstate import PlaywrightLoop
+from .loopstate import CallTimeout, PlaywrightLoop, bounded
 
 if TYPE_CHECKING:
     from .playwright import WebDriver
 
+#: How long a browser may take to close before it is killed (Playwright's own wait is 30 s).
+BROWSER_CLOSE_S = 5.0
 CHROMIUM_FLAGS = (
     "--disable-gpu",
     "--disable-dev-shm-usage",
@@ -212,6 +214,12 @@ class BrowserHost:
     def close(self) -> None:
         """Close the browser, then stop Playwright; one that is gone already counts as closed.
 
+        Playwright gives a closing browser 30 s to exit before it kills it, and waits until every
+        process holding the browser's output has gone: a Chromium child that lingers (on a busy
+        machine) made an xdist worker's teardown, and so the whole run, wait those 30 s. After
+        ``BROWSER_CLOSE_S`` the close is given up; stopping Playwright then kills the browser's
+        process group at once.
+
         After Ctrl-C in a terminal, the driver and the browser got the SIGINT too and may have
         exited: their "Target closed" errors are not failures of the run that is ending. The
         thread's loop mark is put back as it was (none, once ours is stopped).
@@ -223,7 +231,7 @@ class BrowserHost:
         with self.loop.active():
             try:
                 if browser is not None:
-                    with suppress(Error):
+                    with suppress(Error, CallTimeout), bounded(self.loop.loop, BROWSER_CLOSE_S):
                         browser.close()
             finally:
                 if playwright is not None:

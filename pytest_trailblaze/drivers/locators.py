@@ -33,6 +33,11 @@ class ElementLocators:
 
     page: Any
     hierarchy: Callable[[], str]  # the driver's default ARIA snapshot of the page
+    within: Callable[..., Any]  # the driver's bounded call into the page (``pageguard.py``)
+
+    def count_of(self, locator: Any) -> int:
+        """How many elements ``locator`` finds now (bounded: counting runs in the page)."""
+        return int(self.within(locator.count, "looking for elements"))
 
     def locate(self, ref: str | None, node_selector: Mapping[str, Any] | None) -> tuple[Any, str]:
         """The locator for a ref and/or nodeSelector, and a description for messages."""
@@ -95,7 +100,9 @@ class ElementLocators:
         from playwright.sync_api import Error
 
         try:
-            return self.page.aria_snapshot(mode="ai")
+            return self.within(
+                lambda: self.page.aria_snapshot(mode="ai"), "reading the page's accessibility tree"
+            )
         except Error:  # a page between two documents: the role-and-name fallback still applies
             return None
 
@@ -110,15 +117,15 @@ class ElementLocators:
             return self.by_role(descriptor.role or "generic", descriptor.name)
         if descriptor.role != "generic":
             direct = self.by_role(descriptor.role, descriptor.name)
-            if direct.count():
+            if self.count_of(direct):
                 return direct
         text = descriptor.text
         for role in FALLBACK_ROLES:
             candidate = self.by_role(role, text)
-            if candidate.count():
+            if self.count_of(candidate):
                 return candidate
         label = self.page.get_by_label(text, exact=True)
-        return label if label.count() else self.page.get_by_text(text)
+        return label if self.count_of(label) else self.page.get_by_text(text)
 
     def _node_locator(self, selector: Mapping[str, Any]) -> Any:
         """The readiness locator of a ``nodeSelector.web``; None for selectors it cannot express."""

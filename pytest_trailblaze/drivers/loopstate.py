@@ -26,6 +26,38 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 
+class CallTimeout(Exception):
+    """A Playwright call outlived the bound of ``bounded`` (thrown into the caller waiting for it)."""
+
+
+@contextmanager
+def bounded(loop: asyncio.AbstractEventLoop | None, seconds: float) -> Iterator[None]:
+    """While the block waits for Playwright's sync API, ``CallTimeout`` is thrown into it after
+    ``seconds``; Playwright then cancels the call it waits for (and tells its driver to abort it).
+
+    The sync API waits for an answer by running its event loop in a greenlet of the calling
+    thread, so a timer on that loop fires exactly while the caller waits: no thread, nothing of
+    Playwright's patched. Its calls without a timeout of their own (``evaluate``, ``close``) get
+    one this way.
+    """
+    import greenlet
+
+    if loop is None or loop.is_closed():
+        yield
+        return
+    caller = greenlet.getcurrent()
+
+    def expire() -> None:
+        if not caller.dead:
+            caller.throw(CallTimeout())
+
+    timer = loop.call_later(seconds, expire)
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
 class PlaywrightLoop:
     """The loop of one Playwright instance (``None`` until it started) and the mark on the thread."""
 

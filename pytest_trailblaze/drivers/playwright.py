@@ -40,9 +40,11 @@ from .browser import (
     find_system_chromium,
     prepare_context,
 )
+from .fileurls import ConfinedFiles
 from .locators import ElementLocators
-from .loopstate import PlaywrightLoop
+from .loopstate import CallTimeout, PlaywrightLoop, bounded
 from .network import CapturedRequest, NetworkCapture, NetworkTracker
+from .pageguard import PageGuard
 from .web_recording import ContextRecording
 
 __all__ = [
@@ -61,13 +63,15 @@ ATTACH_TIMEOUT_MS = 10_000
 NAVIGATION_SETTLE_MS = 10_000
 DRAIN_SETTLE_MS = 5_000
 REQUEST_POLL_MS = 250
+#: How long closing a trail's context may take before the trail moves on without it.
+CONTEXT_CLOSE_S = 10.0
 #: JPEG quality of the pictures a vision model gets: text stays sharp, files stay small.
 JPEG_QUALITY = 80
 
 
-class WebDriver(ElementLocators, ContextRecording):
+class WebDriver(ElementLocators, ContextRecording, ConfinedFiles):
     """One trail's browser context and page, and the element resolution of U§4.8 (traces and
-    video: ``ContextRecording``)."""
+    video: ``ContextRecording``; which ``file://`` pages it may show: ``ConfinedFiles``)."""
 
     platform = "web"
     driver_key = "playwright-native"
@@ -95,6 +99,8 @@ class WebDriver(ElementLocators, ContextRecording):
         browser = context.browser
         engine = browser.browser_type.name if browser is not None else options.browser
         self.clicks_flush = engine == "chromium"
+        #: Bounds calls that Playwright lets wait forever on a busy page (``pageguard.py``).
+        self.guard = PageGuard.attach(context, page, self.playwright_loop.loop, chromium=self.clicks_flush)
 
     @classmethod
     def handed(cls, context: Any, options: BrowserOptions) -> WebDriver:
@@ -115,6 +121,12 @@ class WebDriver(ElementLocators, ContextRecording):
         with self.playwright_loop.active():
             yield
 
+    def within(self, action: Callable[[], T], what: str, seconds: float | None = None) -> T:
+        """A call into the page bounded by ``seconds`` (the action timeout): a script that never
+        yields or a promise that never settles fails the step instead of hanging the run."""
+        bound = seconds if seconds is not None else self.options.action_timeout_ms / 1000
+        return self.guard.call(action, within_s=bound, what=what)
+
     # -- the driver protocol ----------------------------------------------------------------
     def device_info(self) -> DeviceInfo:
         size = self.page.viewport_size or {
@@ -126,7 +138,8 @@ class WebDriver(ElementLocators, ContextRecording):
     def screenshot(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         with self.active():
-            self.page.screenshot(path=str(path))
+            self.check_frames()
+            self.within(lambda: self.page.screenshot(path=str(path)), "taking a screenshot")
         return path
 
     def screen_image(self) -> tuple[bytes, str]:
@@ -138,7 +151,10 @@ class WebDriver(ElementLocators, ContextRecording):
         style Playwright injects to hide it. Animations keep running, as the user would see them.
         """
         with self.active():
-            data = self.page.screenshot(type="jpeg", quality=JPEG_QUALITY, scale="css", caret="initial")
+            data = self.within(
+                lambda: self.page.screenshot(type="jpeg", quality=JPEG_QUALITY, scale="css", caret="initial"),
+                "taking a screenshot",
+            )
         return data, "image/jpeg"
 
     def hierarchy(self) -> str:
@@ -153,14 +169,16 @@ class WebDriver(ElementLocators, ContextRecording):
         """
         from playwright.sync_api import Error
 
+        what = "reading the page's accessibility tree"
         with self.active():
+            self.check_frames()
             try:
-                plain = self.page.evaluate(PLAIN_ROOT)
+                plain = self.within(lambda: self.page.evaluate(PLAIN_ROOT), what)
             except Error:  # a document being replaced: the locator waits for the next one
                 plain = False
             if plain:
-                return as_root_snapshot(self.page.aria_snapshot())
-            return self.page.locator(":root").aria_snapshot()
+                return as_root_snapshot(self.within(self.page.aria_snapshot, what))
+            return self.within(self.page.locator(":root").aria_snapshot, what)
 
     def sleep(self, seconds: float) -> None:
         self.page.wait_for_timeout(seconds * 1000)
@@ -172,9 +190,12 @@ class WebDriver(ElementLocators, ContextRecording):
         """
         from playwright.sync_api import Error
 
-        with self.active(), suppress(Error):
+        with self.active(), suppress(Error, CallTimeout):
             if self.owned:
-                self.context.close()
+                with bounded(
+                    self.playwright_loop.loop, CONTEXT_CLOSE_S
+                ):  # the browser's close ends it anyway
+                    self.context.close()
             else:
                 self.network.detach()
                 self.network_log.detach()
@@ -196,6 +217,7 @@ class WebDriver(ElementLocators, ContextRecording):
             navigated = not self._flush()
         if navigated or self.network.started != started:
             self._settle(navigated=navigated or self.network.navigations != navigations)
+        self.check_frames()
         return result
 
     def _flush(self) -> bool:
@@ -203,7 +225,7 @@ class WebDriver(ElementLocators, ContextRecording):
         from playwright.sync_api import Error
 
         try:
-            self.page.evaluate("0")
+            self.within(lambda: self.page.evaluate("0"), "waiting for the page after the action")
         except Error:
             return False
         return True
@@ -270,6 +292,7 @@ class WebDriver(ElementLocators, ContextRecording):
         try:
             return attempt(first)
         except PlaywrightTimeout as exc:
+            self.guard.check_alive(described, first / 1000)  # a page stuck in its own script: the cause
             if _action_done(exc):
                 self._settle(navigated=True)
                 return None  # type: ignore[return-value]
@@ -286,7 +309,9 @@ class WebDriver(ElementLocators, ContextRecording):
             if timeout <= first:
                 raise ToolFailure(_refused(described, exc, first)) from None
             return timeout - first
-        if locator.count() == 0 and not self._attached_within(locator, ATTACH_TIMEOUT_MS - first):
+        if self.within(locator.count, f"looking for {described}") == 0 and not self._attached_within(
+            locator, ATTACH_TIMEOUT_MS - first
+        ):
             raise ToolFailure(
                 f"No element found matching {described} (waited {ATTACH_TIMEOUT_MS // 1000} s)"
             ) from None

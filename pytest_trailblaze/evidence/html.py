@@ -12,10 +12,11 @@ import base64
 import json
 import os
 from collections.abc import Mapping, Sequence
-from html import escape
+from html import escape as html_escape
 from pathlib import Path
 from typing import Any
 
+from ..core.masking import visible
 from .summary import outcome_counts
 
 #: How a tool's message starts when its outcome is a model's opinion (``agent.judgement``).
@@ -24,6 +25,11 @@ JUDGEMENT = "model judgement"
 MAX_INLINE_BYTES = 4 * 1024 * 1024
 _ORDER = ("failed", "error", "passed", "skipped", "xfailed", "xpassed")
 _ASSETS = Path(__file__).with_name("report.css"), Path(__file__).with_name("report.js")
+
+
+def escape(text: str) -> str:
+    """Text for the page: control characters from trail text shown (``\\x1b``), HTML escaped."""
+    return html_escape(visible(str(text)))
 
 
 def render(records: Sequence[Mapping[str, Any]], *, report_path: Path, title: str, meta: str) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..core.masking import visible
 from .records import NOT_RUN, StepRecord
 
 #: Marks of a finished step.
@@ -18,8 +19,8 @@ TEXT_WIDTH = 60
 
 
 def short(text: str, width: int = TEXT_WIDTH) -> str:
-    """The first line of ``text``, cut to ``width`` characters with an ellipsis."""
-    line = text.strip().splitlines()[0] if text.strip() else ""
+    """The first line of ``text``, control characters shown (``\\x1b``), cut to ``width`` characters."""
+    line = visible(text.strip().split("\n")[0]) if text.strip() else ""
     return line if len(line) <= width else line[: width - 1] + "…"
 
 

@@ -103,6 +103,9 @@ class StepRecorder:
         self.steps = plan_of(trail)
         self.clock = clock
         self._started: dict[int, tuple[float, int]] = {}
+        #: Each record by (is the trailhead, number): finding a step's record is a lookup, so a trail
+        #: of 20,000 steps costs 20,000 lookups, not 20,000 scans of the plan.
+        self._slots = {(r.kind == "trailhead", r.number): r for r in self.steps}
 
     def started(self, step: ResolvedStep, log: Sequence[ToolLogEntry]) -> StepRecord:
         self._started[step.number] = (self.clock(), len(log))
@@ -125,13 +128,11 @@ class StepRecorder:
 
     def _slot(self, step: ResolvedStep) -> StepRecord:
         """The record of ``step``: its place in the plan (the trailhead is first when present)."""
-        for record in self.steps:
-            if record.number == step.number and (record.kind == "trailhead") == (
-                step.step.kind == "trailhead"
-            ):
-                return record
-        record = planned(step.step, step.number, step.total)
-        self.steps.append(record)
+        key = (step.step.kind == "trailhead", step.number)
+        record = self._slots.get(key)
+        if record is None:
+            record = self._slots[key] = planned(step.step, step.number, step.total)
+            self.steps.append(record)
         return record
 
     @property

@@ -15,11 +15,31 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..core.masking import Masker
+from ..core.masking import KEEP, Masker, Shape
 
 RECORD_FORMAT = "pytest-trailblaze/trail-record@1"
 SUMMARY_FORMAT = "pytest-trailblaze/summary@1"
 RECORD_NAME = "record.json"
+#: The fields of a trail record that are structure, never masked: ids, outcomes, kinds, paths of
+#: files this plugin named (masked by name where they were made), numbers.
+RECORD_SHAPE: Shape = {
+    **dict.fromkeys(("format", "nodeid", "name", "trail_id", "platform", "classifier", "driver"), KEEP),
+    **dict.fromkeys(("worker", "outcome", "started_at", "duration_s", "artifacts_dir", "record_path"), KEEP),
+    "steps": {
+        **dict.fromkeys(("number", "total", "kind", "line", "mode", "outcome", "duration_s"), KEEP),
+        **dict.fromkeys(("screenshot", "label"), KEEP),
+        "calls": dict.fromkeys(("name", "outcome", "duration_s", "depth"), KEEP),
+    },
+    "artifacts": dict.fromkeys(("kind", "path"), KEEP),
+}
+#: The same for ``summary.json``.
+SUMMARY_SHAPE: Shape = {
+    **dict.fromkeys(("format", "started_at", "duration_s", "totals", "report", "output_dir"), KEEP),
+    "trails": {
+        **dict.fromkeys(("nodeid", "trail_id", "platform", "outcome", "duration_s", "steps_passed"), KEEP),
+        **dict.fromkeys(("steps_total", "artifacts_dir", "record"), KEEP),
+    },
+}
 
 #: Kinds of evidence files by name, first match wins (names are the ones this plugin writes).
 _KINDS = (
@@ -98,9 +118,10 @@ def summary(
     }
 
 
-def write_json(path: Path, data: Any, masker: Masker) -> Path:
-    """Write ``data`` as JSON with every string masked, atomically (safe under xdist)."""
-    text = json.dumps(masker.value(data), indent=2, ensure_ascii=False, default=str) + "\n"
+def write_json(path: Path, data: Any, masker: Masker, shape: Shape | None = None) -> Path:
+    """Write ``data`` as JSON with every string value masked (but the fields ``shape`` keeps),
+    atomically (safe under xdist)."""
+    text = json.dumps(masker.value(data, shape), indent=2, ensure_ascii=False, default=str) + "\n"
     return write_text(path, text)
 
 

@@ -29,6 +29,7 @@ from mcp.shared.message import SessionMessage
 from ..core.masking import Masker
 from ..core.reaper import REAPER
 from .launch import LaunchSpec
+from .serverlog import LINE_LIMIT, MAX_MESSAGE_CHARS, LineSplitter, Overlong, ServerLog
 
 STDERR_TAIL = 64
 CLOSE_GRACE_S = 5.0
@@ -61,11 +62,15 @@ class ServerConnection:
         #: The start-up phase a junk line ends; None once ``initialize`` is answered.
         self._handshake: anyio.CancelScope | None = None
         self._answered = False
+        #: The server's log file, kept to its last megabyte (``serverlog.py``); open while it runs.
+        self.log: ServerLog | None = None
+        #: How long a stdout message grew before it was refused as too big (0: none was).
+        self.too_big = 0
 
     async def run(self, handshake_timeout: float, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
         """Spawn, initialize under a watchdog, list tools, then serve until ``stop``."""
         self._stop = anyio.Event()
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self.log = ServerLog(self.log_path)
         process = await anyio.open_process(
             list(self.launch.argv), cwd=self.launch.cwd, env=self.env, start_new_session=True
         )
@@ -76,7 +81,7 @@ class ServerConnection:
             async with anyio.create_task_group() as group:
                 group.start_soon(self._pump_stderr, process)
                 async with (
-                    _line_transport(process, self._not_protocol) as (read, write),
+                    _line_transport(process, self._not_protocol, self._refuse_message) as (read, write),
                     ClientSession(
                         read,
                         write,
@@ -152,23 +157,40 @@ class ServerConnection:
         with suppress(Exception):
             await process.aclose()
         REAPER.release(process.pid)
+        if self.log is not None:
+            self.log.close()
 
     async def _pump_stderr(self, process: Process) -> None:
         if process.stderr is None:
             return
-        with self.log_path.open("a", encoding="utf-8") as log, suppress(Exception):
-            async for lines in _complete_lines(process.stderr):
-                for line in map(self.masker.text, lines):
-                    self.tail.append(line)
-                    log.write(line + "\n")
-                log.flush()
+        with suppress(Exception):
+            async for lines in _complete_lines(process.stderr, LINE_LIMIT):
+                for line in lines:
+                    self._keep(line.cut() if isinstance(line, Overlong) else line)
+                if self.log is not None:
+                    self.log.flush()
+
+    def _keep(self, line: str) -> None:
+        line = self.masker.text(line)
+        self.tail.append(line)
+        if self.log is not None:
+            self.log.write(line)
 
     def note(self, line: str) -> None:
         """Add a line of ours about the server to its tail and log (masked)."""
-        line = self.masker.text(line)
-        self.tail.append(line)
-        with self.log_path.open("a", encoding="utf-8") as log:
-            log.write(line + "\n")
+        self._keep(line)
+        if self.log is not None:
+            self.log.flush()
+
+    def _refuse_message(self, size: int) -> None:
+        """A stdout message past ``MAX_MESSAGE_CHARS``: the server is stopped (its call fails as that)."""
+        self.too_big = size
+        self.note(
+            f"[trailblaze] a message on stdout grew past {MAX_MESSAGE_CHARS:,} characters ({size:,} read); "
+            "the server was stopped"
+        )
+        if self.process is not None:
+            _signal_group(self.process, signal.SIGKILL)
 
     def _not_protocol(self, line: str) -> None:
         """A stdout line that is not JSON-RPC. Before ``initialize`` is answered the stream is
@@ -185,19 +207,17 @@ class ServerConnection:
 
     async def _log_notification(self, params: Any) -> None:
         """``notifications/message`` from the server (ctx.log) go to the same log as its stderr."""
-        line = self.masker.text(f"[{getattr(params, 'level', 'info')}] {getattr(params, 'data', params)}")
-        self.tail.append(line)
-        with self.log_path.open("a", encoding="utf-8") as log:
-            log.write(line + "\n")
+        text = f"[{getattr(params, 'level', 'info')}] {getattr(params, 'data', params)}"
+        self.note(text if len(text) <= LINE_LIMIT else Overlong(text[:LINE_LIMIT], len(text)).cut())
 
 
-async def _complete_lines(stream: Any) -> AsyncIterator[list[str]]:
-    """The whole lines each chunk of a process pipe completes; a partial line waits for the next."""
-    buffer = ""
+async def _complete_lines(stream: Any, limit: int) -> AsyncIterator[list[str | Overlong]]:
+    """The whole lines each chunk of a process pipe completes (``serverlog.LineSplitter``)."""
+    splitter = LineSplitter(limit)
     async for chunk in TextReceiveStream(stream, errors="replace"):
-        lines = (buffer + chunk).split("\n")
-        buffer = lines.pop()
-        yield lines
+        lines = splitter.feed(chunk)
+        if lines:
+            yield lines
 
 
 async def _list_all_tools(session: ClientSession) -> list[types.Tool]:
@@ -215,12 +235,13 @@ async def _list_all_tools(session: ClientSession) -> list[types.Tool]:
 
 @asynccontextmanager
 async def _line_transport(
-    process: Process, not_protocol: Callable[[str], None]
+    process: Process, not_protocol: Callable[[str], None], too_big: Callable[[int], None]
 ) -> AsyncIterator[tuple[Any, Any]]:
     """The SDK's message streams over the process pipes, one JSON-RPC message per line.
 
     A line that is not a JSON-RPC message goes to ``not_protocol``, not to the SDK (which would
-    drop it without a word)."""
+    drop it without a word); one past ``MAX_MESSAGE_CHARS`` goes to ``too_big`` as soon as it
+    passes the limit, and reading ends."""
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
 
@@ -228,9 +249,16 @@ async def _line_transport(
         assert process.stdout is not None
         async with read_writer:
             with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
-                async for lines in _complete_lines(process.stdout):
+                splitter = LineSplitter(MAX_MESSAGE_CHARS)
+                async for chunk in TextReceiveStream(process.stdout, errors="replace"):
+                    lines = splitter.feed(chunk)
+                    if splitter.pending() > MAX_MESSAGE_CHARS or any(isinstance(x, Overlong) for x in lines):
+                        too_big(
+                            max([splitter.pending(), *(x.length for x in lines if isinstance(x, Overlong))])
+                        )
+                        return
                     for line in lines:
-                        if not line.strip():
+                        if isinstance(line, Overlong) or not line.strip():
                             continue
                         message = _parse(line)
                         if message is None:

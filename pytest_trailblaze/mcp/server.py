@@ -155,15 +155,31 @@ class McpServer:
         try:
             result = self.portal.run(self.connection.call, name, arguments, timeout=self.call_timeout)
         except TimeoutError:
+            if self.connection.too_big:
+                self._too_big(name)
+            code = self.portal.get().call(self.connection.wait_exit, 0.0)
             self.portal.get().call(self.connection.kill)
+            if code is not None:  # it had died and nobody noticed: the call waited for nothing
+                self.broken = self._describe(f"died while running tool '{name}'", exit_code=code)
+                raise FatalToolError(self.broken, tool=name) from None
             self.broken = self._describe(
                 f"was stopped: tool '{name}' did not answer within {self.call_timeout:g} s"
             )
             raise ToolFailure(self.broken, tool=name) from None
         except Exception as exc:
+            if self.connection.too_big:
+                self._too_big(name)
             # An error reply comes from a live server; a lost connection may be its death: give it a moment.
             wait = 0.0 if _is_error_reply(exc) else 2.0
             code = self.portal.get().call(self.connection.wait_exit, wait)
+            if code is None and not _is_error_reply(exc):  # the pipes closed, the process lives on
+                self.portal.get().call(self.connection.kill)
+                code = self.portal.get().call(self.connection.wait_exit, 0.0)
+                what = (
+                    f"closed its connection while running tool '{name}' ({first_line(exc)}); it was stopped"
+                )
+                self.broken = self._describe(what, exit_code=code)
+                raise FatalToolError(self.broken, tool=name) from None
             if code is not None:
                 self.broken = self._describe(f"died while running tool '{name}'", exit_code=code)
                 raise FatalToolError(self.broken, tool=name) from None
@@ -171,6 +187,18 @@ class McpServer:
                 f"MCP server {self.name}: tool '{name}' failed: {first_line(exc)}", tool=name
             ) from None
         return result
+
+    def _too_big(self, name: str) -> None:
+        """The server's answer was refused for its size (``serverlog.MAX_MESSAGE_CHARS``): say so."""
+        from .serverlog import MAX_MESSAGE_CHARS
+
+        read = self.connection.too_big
+        self.broken = self._describe(
+            f"was stopped: its answer to tool '{name}' was too big (more than {MAX_MESSAGE_CHARS:,} "
+            f"characters in one message; {read:,} read)",
+            fix="return less data from the tool: a file path or a summary instead of the content",
+        )
+        raise FatalToolError(self.broken, tool=name) from None
 
     def stop(self) -> None:
         """Shut the server down (close stdin, 5 s, SIGTERM, 2 s, SIGKILL) and wait for it."""

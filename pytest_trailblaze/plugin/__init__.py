@@ -17,11 +17,13 @@ from . import (
     evidence_options,
     fixtures,
     hookspecs,
+    links,
     playwright_compat,
     recordings,
     reporting,
     signals,
 )
+from .masking import warn_short_secrets
 from .options import SETTINGS_KEY, add_options, resolve_settings
 from .run_report import RunReport
 from .session import CATALOG_KEY, ToolCatalog
@@ -41,6 +43,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[SETTINGS_KEY] = resolve_settings(config)
     config.stash[evidence_options.EVIDENCE_KEY] = evidence_options.resolve(config)
+    warn_short_secrets(config)
     for platform in PLATFORMS:
         config.addinivalue_line("markers", f"{platform}: trail items that run on the {platform} platform")
     config.addinivalue_line(
@@ -51,6 +54,7 @@ def pytest_configure(config: pytest.Config) -> None:
     plugins["evidence"] = evidence
     plugins["recordings"] = recordings
     plugins["devices"] = devices
+    plugins["links"] = links
     plugins["playwright-compat"] = playwright_compat
     for name, module in plugins.items():
         if not config.pluginmanager.is_registered(module):

@@ -21,6 +21,7 @@ from ..core.errors import ConfigurationError, Problem, StepFailure, TrailblazeEr
 from ..core.legacy import BLAZE, DEFINITION, TrailDir, read_trail_dir
 from ..core.lineage import resolve
 from ..core.loader import classifier_from_filename, load_trail, script_problems
+from ..core.masking import visible
 from ..core.memory import bind_args
 from ..core.model import Trail
 from ..core.staticcheck import path_problem
@@ -31,7 +32,7 @@ from .devices import item_devices, mark_device
 from .failures import failing_line, failure_repr, step_assertion
 from .masking import masker_of
 from .options import SETTINGS_KEY, Settings
-from .tags import read_before, register_all_tags, register_tag
+from .tags import read_before, register_all_tags, register_tag, trail_roots
 
 DECLARED_ARGS_KEY = pytest.StashKey[set[str]]()
 PIN_NOTES_KEY = pytest.StashKey[dict[str, set[str]]]()
@@ -70,7 +71,8 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
 
 @pytest.hookimpl(wrapper=True)
 def pytest_make_collect_report(collector: pytest.Collector) -> Any:
-    """pytest's directory walk skips broken links in silence; a trail-named one becomes an error."""
+    """pytest's directory walk skips broken links, link loops, pipes and devices in silence; a
+    trail-named one becomes an error (``TrailPathError``)."""
     report = yield
     if isinstance(collector, pytest.Directory) and report.passed:
         report.result.extend(broken_trail_links(collector))
@@ -80,15 +82,26 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Any:
 def broken_trail_links(directory: pytest.Directory) -> list[pytest.Collector]:
     settings = directory.config.stash[SETTINGS_KEY]
     found: list[pytest.Collector] = []
-    with os.scandir(directory.path) as entries:
-        for entry in entries:
-            if not entry.is_symlink() or entry.is_file() or entry.is_dir():
-                continue
-            path = Path(entry.path)
-            ignored = directory.ihook.pytest_ignore_collect(collection_path=path, config=directory.config)
-            if is_trail_name(entry.name, settings) and not ignored:
-                found.append(TrailPathError.from_parent(directory, path=path))
+    try:
+        entries = list(os.scandir(directory.path))
+    except OSError:  # a folder that vanished meanwhile: pytest's own walk says what it saw
+        return found
+    for entry in entries:
+        if not is_trail_name(entry.name, settings) or _collectable(entry):
+            continue
+        path = Path(entry.path)
+        ignored = directory.ihook.pytest_ignore_collect(collection_path=path, config=directory.config)
+        if not ignored:
+            found.append(TrailPathError.from_parent(directory, path=path))
     return sorted(found, key=lambda node: node.path.name)
+
+
+def _collectable(entry: os.DirEntry[str]) -> bool:
+    """A regular file or a folder (links followed): pytest's walk takes those itself."""
+    try:
+        return entry.is_file() or entry.is_dir()
+    except OSError:  # a link that loops
+        return False
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -158,7 +171,10 @@ class TrailFile(pytest.File):
     def collect(self) -> list[TrailItem]:
         settings = self.config.stash[SETTINGS_KEY]
         trail = read_before(self.config, self.path) or load_trail(
-            self.path, display_path=display_path(self.path, self.config)
+            self.path,
+            display_path=display_path(self.path, self.config),
+            limit=settings.max_file_bytes,
+            root=trail_roots(self.config),
         )
         workspace = workspace_for(self.config, self.path)
         target, unknown_target = trail_target(trail, workspace)
@@ -176,7 +192,7 @@ class TrailFile(pytest.File):
             bind_args(trail.config.args, settings.args_for(trail.config.args))
         except ConfigurationError as exc:
             raise ConfigurationError(f"{trail.path}: the trail's args cannot be bound:\n{exc}") from None
-        base = masker_of(self.config).name(trail_name(trail, self.path, self.config.rootpath))
+        base = visible(masker_of(self.config).name(trail_name(trail, self.path, self.config.rootpath)))
         items = []
         for platform, device in pairs:
             item = TrailItem.from_parent(
@@ -277,6 +293,7 @@ def workspace_for(config: pytest.Config, path: Path) -> Workspace | None:
             builtin_names=(t.name for t in builtin_tools()),
             strict=settings.strict,
             allow_outside_code=settings.allow_outside_code,
+            max_file_bytes=settings.max_file_bytes,
         )
         config.stash[WORKSPACES_KEY] = loader
     fresh = not loader.is_loaded(config_dir)

@@ -28,7 +28,7 @@ from ..core.context import ToolContext
 from ..core.runner import ResolvedStep
 from ..evidence.progress import short, step_table
 from ..evidence.records import StepRecord, StepRecorder
-from ..evidence.summary import RECORD_FORMAT, RECORD_NAME, list_artifacts, write_json
+from ..evidence.summary import RECORD_FORMAT, RECORD_NAME, RECORD_SHAPE, list_artifacts, write_json
 from .collection import TrailItem
 from .evidence_options import evidence_of
 from .masking import masker_of
@@ -52,6 +52,26 @@ class ItemEvidence:
     duration_s: float = 0.0
     failure: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: Where each property sits in ``item.user_properties``, and the list's length when it was last
+    #: written here (see ``step_property``).
+    places: dict[str, int] = field(default_factory=dict)
+    written_length: int = -1
+
+    def step_property(self, properties: list[tuple[str, Any]], name: str, value: str) -> None:
+        """Set the property ``name`` of ``properties`` in place: one step's update costs a lookup,
+        not a copy of the list (a 20,000-step trail was quadratic here). A list someone else
+        changed meanwhile (``TrailRun.publish`` rebuilds it) is indexed once again."""
+        place = self.places.get(name)
+        stale = place is not None and (place >= len(properties) or properties[place][0] != name)
+        if stale or (place is None and len(properties) != self.written_length):
+            self.places = {key: index for index, (key, _) in enumerate(properties)}
+            place = self.places.get(name)
+        if place is None:
+            place = self.places[name] = len(properties)
+            properties.append((name, value))
+        else:
+            properties[place] = (name, value)
+        self.written_length = len(properties)
 
 
 def item_evidence(item: TrailItem) -> ItemEvidence:
@@ -98,7 +118,7 @@ def _finished(item: TrailItem, step: ResolvedStep, ctx: ToolContext, error: Base
     progress_of(item.config).finished(record)
     name = "trailhead" if record.kind == "trailhead" else f"step_{record.number}"
     value = f"{record.outcome} {record.duration_s:.3f} s · {short(record.text)}"
-    item.user_properties[:] = [(k, v) for k, v in item.user_properties if k != name] + [(name, value)]
+    evidence.step_property(item.user_properties, name, value)
 
 
 def _step_screenshot(evidence: ItemEvidence, record: StepRecord, ctx: ToolContext) -> None:
@@ -198,8 +218,8 @@ def _finish_record(item: TrailItem, evidence: ItemEvidence) -> dict[str, Any]:
     record = json.loads(json.dumps(record, default=str))  # plain values only: xdist ships it as is
     masker = masker_of(item.config)
     if kept:
-        write_json(folder / RECORD_NAME, record, masker)
-    return masker.value(record)
+        write_json(folder / RECORD_NAME, record, masker, RECORD_SHAPE)
+    return masker.value(record, RECORD_SHAPE)
 
 
 def _html_extras(item: TrailItem, evidence: ItemEvidence, report: pytest.TestReport) -> None:

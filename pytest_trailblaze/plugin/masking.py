@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from ..core.masking import Masker, MaskingStream
+from ..core.masking import KEEP, PAIRS, Masker, MaskingStream, Shape, has_controls, rewrite, visible
+from ..evidence.summary import RECORD_SHAPE
 from .options import SETTINGS_KEY
 
 MASKER_KEY = pytest.StashKey[Masker]()
@@ -35,26 +36,65 @@ def masker_of(config: pytest.Config) -> Masker:
     return masker
 
 
-def mask_report(config: pytest.Config, report: Any) -> Any:
+_TRACEBACK: Shape = {"style": KEEP, "reprentries": {"type": KEEP, "data": {"style": KEEP}}}
+#: What a serialized pytest report holds besides text: names, outcomes and kinds that pytest,
+#: xdist and JUnit read back (``masking.rewrite`` leaves them as they are).
+REPORT_SHAPE: Shape = {
+    **dict.fromkeys(("$report_type", "nodeid", "outcome", "when", "keywords", "duration"), KEEP),
+    **dict.fromkeys(("start", "stop", "worker_id", "testrun_uid", "item_index"), KEEP),
+    "user_properties": PAIRS,
+    "sections": PAIRS,
+    "longrepr": {"reprtraceback": _TRACEBACK, "chain": _TRACEBACK, "sections": PAIRS},
+    "trailblaze_record": RECORD_SHAPE,
+}
+
+
+def mask_report(config: pytest.Config, report: Any, *, trail_text: bool = False) -> Any:
     """The report with every secret masked, rebuilt through pytest's own (de)serialization.
 
     Serialization is how pytest-xdist ships reports, so every part of a report that reaches a
-    reader is in it, and the rebuilt report keeps its structure (crash line, traceback entries).
+    reader is in it, and the rebuilt report keeps its structure (crash line, traceback entries):
+    only text values change, never keys, outcomes or section names (``REPORT_SHAPE``). A report
+    about ``trail_text`` (a trail item's, a trail file's) also gets its control characters made
+    visible, so a trail cannot clear the terminal or hide a line of the CI log.
     """
     masker = masker_of(config)
-    if not masker:
+    if not masker and not trail_text:
         return report
     data = config.hook.pytest_report_to_serializable(config=config, report=report)
-    if data is None or not masker.holds(data):
+    if data is None:
         return report
-    # The node id stays: it names the test to xdist and the cache, and collection masked ours.
-    data = {**masker.value({k: v for k, v in data.items() if k != "nodeid"}), "nodeid": data.get("nodeid")}
+    secrets = bool(masker) and masker.holds(data)
+    controls = trail_text and has_controls(data)
+    if not secrets and not controls:
+        return report
+
+    def change(text: str) -> str:
+        return visible(masker.text(text)) if controls else masker.text(text)
+
+    data = rewrite(data, change, REPORT_SHAPE)
     masked = config.hook.pytest_report_from_serializable(config=config, data=data)
     if masked is None:
         return report
     if hasattr(report, "result"):
         masked.result = report.result  # collected nodes: not serialized, and named already masked
     return masked
+
+
+def warn_short_secrets(config: pytest.Config) -> None:
+    """A one- or two-character secret is masked like any other, so every ``e`` of the output may
+    turn into stars; say so once, naming the secret (never its value), so the garbled text makes sense."""
+    short = masker_of(config).short_secrets()
+    if short and not hasattr(config, "workerinput"):  # the controller warns once for the run
+        names = ", ".join(short)
+        config.issue_config_time_warning(
+            pytest.PytestConfigWarning(
+                f"--trailblaze-secret {names}: a secret of one or two characters is masked wherever "
+                "those characters occur, so ordinary text in the output is starred out too; "
+                "use the full secret value"
+            ),
+            stacklevel=2,
+        )
 
 
 def mask_streams(config: pytest.Config) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from ..core.devices import DRIVER_TYPES, driver_type
+from ..core.files import DEFAULT_MAX_BYTES, FileRefused, parse_size, read_source
 from ..core.yamlsource import load_value
 from ..drivers.profiles import DeviceProfile, read_profiles
 
@@ -28,9 +29,9 @@ def existing_dir(value: str, option: str, config: pytest.Config) -> Path:
 def load_profiles(path: Path) -> dict[str, DeviceProfile]:
     """The devices of a capabilities file (``drivers.profiles``); every problem in one usage error."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise pytest.UsageError(f"--trailblaze-appium-caps {path}: cannot read it: {exc}") from None
+        text = read_source(path)
+    except FileRefused as exc:
+        raise pytest.UsageError(f"--trailblaze-appium-caps {path}: {exc.what}\n  fix: {exc.fix}") from None
     profiles, problems = read_profiles(text, path)
     if problems:
         listed = "\n".join(p.format() for p in problems)
@@ -48,6 +49,16 @@ def seconds_value(text: Any, option: str, default: float) -> float:
     if not value > 0 or value == float("inf"):  # NaN fails every comparison
         raise pytest.UsageError(f"{option} must be a positive number of seconds, got {text!r}")
     return value
+
+
+def size_value(text: Any, option: str) -> int:
+    """A file size such as ``10MB`` or ``512KB`` (bytes when bare); the default when not given."""
+    if text in (None, ""):
+        return DEFAULT_MAX_BYTES
+    try:
+        return parse_size(str(text))
+    except ValueError as exc:
+        raise pytest.UsageError(f"{option} {exc}") from None
 
 
 def key_value_pairs(values: list[str] | None, option: str) -> dict[str, str]:
@@ -86,9 +97,9 @@ def yaml_map(path: Path, option: str) -> dict[str, Any]:
     """A YAML or JSON file holding a map, read like trails (YAML 1.2 scalars: ``017`` stays text
     for a string arg); anything else is a usage error naming the option."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise pytest.UsageError(f"{option} {path}: cannot read it: {exc}") from None
+        text = read_source(path)
+    except FileRefused as exc:
+        raise pytest.UsageError(f"{option} {path}: {exc.what}\n  fix: {exc.fix}") from None
     data, problems = load_value(text, str(path))
     if problems:
         listed = "\n".join(p.format() for p in problems)

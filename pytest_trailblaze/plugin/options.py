@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from ..core.errors import ConfigurationError
+from ..core.files import DEFAULT_MAX_BYTES
 from ..core.loader import TRAIL_FILE_PATTERNS
 from ..drivers import remote
 from ..drivers.appium import AppiumSettings
@@ -26,6 +27,7 @@ from .option_values import (
     milliseconds,
     seconds_value,
     secret_pairs,
+    size_value,
     viewport_size,
 )
 
@@ -58,6 +60,10 @@ class Settings:
     mcp_handshake_timeout: float
     mcp_call_timeout: float
     appium: AppiumSettings
+    #: Trail and workspace files larger than this are refused (``--trailblaze-max-file-size``).
+    max_file_bytes: int = DEFAULT_MAX_BYTES
+    #: Folders ``file://`` URLs may open besides the trail's workspace and the rootdir.
+    file_url_roots: tuple[Path, ...] = ()
 
     def args_for(self, declared: Mapping[str, Any]) -> dict[str, Any]:
         """The ``--trailblaze-arg`` / args-file values a trail declares (others belong to other trails)."""
@@ -253,6 +259,22 @@ def add_options(parser: pytest.Parser) -> None:
         help="let trails and tool files name Python files outside the workspace root (code you trust)",
     )
     option(
+        "max-file-size",
+        "trailblaze_max_file_size",
+        metavar="SIZE",
+        help="refuse trail and workspace files larger than SIZE (default 10MB; e.g. 512KB, 20MB)",
+    )
+    option(
+        "allow-file-urls",
+        "trailblaze_allow_file_urls",
+        ini_type="paths",
+        ini_default=[],
+        action="append",
+        metavar="PATH",
+        help="let web trails open file:// URLs under PATH too (repeatable, added to the ini's); by "
+        "default only files inside the trail's workspace and the rootdir",
+    )
+    option(
         "mcp-handshake-timeout",
         "trailblaze_mcp_handshake_timeout",
         metavar="SECONDS",
@@ -375,7 +397,20 @@ def resolve_settings(config: pytest.Config) -> Settings:
         mcp_call_timeout=seconds_value(
             given.pick("mcp_call_timeout"), "--trailblaze-mcp-call-timeout", default=DEFAULT_CALL_S
         ),
+        max_file_bytes=size_value(given.pick("max_file_size"), "--trailblaze-max-file-size"),
+        file_url_roots=_file_url_roots(config),
     )
+
+
+def _file_url_roots(config: pytest.Config) -> tuple[Path, ...]:
+    """The ini's ``trailblaze_allow_file_urls`` (relative to the ini file, as pytest reads ``paths``)
+    and every ``--trailblaze-allow-file-urls`` (relative to where pytest started): both widen."""
+    given = config.option.trailblaze_allow_file_urls or []
+    paths = [
+        *config.getini("trailblaze_allow_file_urls"),
+        *(Path(config.invocation_params.dir, p) for p in given),
+    ]
+    return tuple(dict.fromkeys(p.resolve() for p in paths))
 
 
 def _config_dir(value: Any, config: pytest.Config) -> Path | None:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from ..core.errors import TrailblazeError
-from .collection import DECLARED_ARGS_KEY, PIN_NOTES_KEY, TrailItem
+from .collection import DECLARED_ARGS_KEY, PIN_NOTES_KEY, TrailFile, TrailItem
 from .failures import report_location
 from .masking import mask_report, mask_streams, release_terminal
 from .options import SETTINGS_KEY
@@ -33,14 +33,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.longrepr = shown or str(excinfo.value)
     if report.failed and excinfo is not None and isinstance(item, TrailItem):
         report_location(report, item.failed_step_line(excinfo.value))
-    return mask_report(item.config, report)
+    return mask_report(item.config, report, trail_text=isinstance(item, TrailItem))
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, Any, Any]:
     """Collection errors quote trail text, which may hold a secret read from the environment."""
     report = yield
-    return mask_report(collector.config, report)
+    return mask_report(collector.config, report, trail_text=isinstance(collector, TrailFile))
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from ..evidence.html import render
-from ..evidence.summary import outcome_counts, summary, write_json, write_text
+from ..evidence.summary import RECORD_SHAPE, SUMMARY_SHAPE, outcome_counts, summary, write_json, write_text
 from .evidence_options import evidence_of
 from .masking import masker_of
 from .options import SETTINGS_KEY
@@ -60,11 +60,14 @@ class RunReport:
                 report=_display(evidence.report) if evidence.report else None,
                 output_dir=_display(output),
             )
-            self.written["summary"] = _display(write_json(output / SUMMARY_NAME, data, masker))
+            self.written["summary"] = _display(write_json(output / SUMMARY_NAME, data, masker, SUMMARY_SHAPE))
         if evidence.report is not None:
             meta = _meta(records, time.time() - self.started, self.started)
             page = render(
-                [masker.value(r) for r in records], report_path=evidence.report, title=_title(), meta=meta
+                [masker.value(r, RECORD_SHAPE) for r in records],
+                report_path=evidence.report,
+                title=_title(),
+                meta=meta,
             )
             self.written["report"] = _display(write_text(evidence.report, page))
 

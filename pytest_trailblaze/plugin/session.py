@@ -218,6 +218,9 @@ class TrailRun:
         ctx = ToolContext(registry, memory, device, driver, str(item.path), self.artifacts)
         config_dir = item.workspace.config_dir if item.workspace else None
         ctx.code = code_roots(item.config.rootpath, config_dir, settings.allow_outside_code)
+        confine = getattr(driver, "confine_file_urls", None)
+        if callable(confine):  # file:// pages: the workspace, the rootdir and what the user allowed
+            confine((*ctx.code.roots, *settings.file_url_roots))
         ctx.toolbox = tuple(toolbox(item.workspace or Workspace(None), item.target, registry))
         self.runner = TrailRunner(
             self.plan,

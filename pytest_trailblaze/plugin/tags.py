@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from ..core.errors import TrailblazeError
+from ..core.files import is_regular, read_source
 from ..core.legacy import is_blaze_definition
 from ..core.loader import classifier_from_filename, parse_trail
 from ..core.model import Trail
@@ -55,17 +56,27 @@ def register_all_tags(config: pytest.Config, shown: Callable[[Path], str]) -> No
     """Read every trail under the run's paths and register its tags (``shown`` names a path in
     messages, exactly as collection names it)."""
     read = config.stash.setdefault(_READ_KEY, {})
+    limit, roots = config.stash[SETTINGS_KEY].max_file_bytes, trail_roots(config)
     for path in trail_paths(config):
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_source(path, limit=limit, root=roots)
             classifier = classifier_from_filename(path.name)
             trail = parse_trail(text, shown(path), file_classifier=classifier, env=os.environ)
-        except (OSError, UnicodeDecodeError, TrailblazeError):
-            continue  # collection reports it, with every problem of the file
+        except (OSError, TrailblazeError):
+            continue  # collection reports it (a file refused here included), with every problem of the file
         for tag in trail.config.tags:
             register_tag(config, tag)
         if "{{" not in text:
             read[path] = (_stamp(path), trail)
+
+
+def trail_roots(config: pytest.Config) -> tuple[Path, ...]:
+    """Where a collected trail file may lie once links are followed: the rootdir, and the paths
+    the run was given (a file or folder named on the command line is the user's own choice)."""
+    base = config.invocation_params.dir
+    given = (Path(base, arg.split("::", 1)[0]) for arg in config.args)
+    folders = (p if p.is_dir() else p.parent for p in given)
+    return tuple(dict.fromkeys([Path(config.rootpath), *folders]))
 
 
 def read_before(config: pytest.Config, path: Path) -> Trail | None:
@@ -91,10 +102,11 @@ def trail_paths(config: pytest.Config) -> Iterator[Path]:
     skip = _skipper(config)
 
     def wanted(path: Path) -> bool:
-        # A file this process may not read is none of ours here: pytest's own collection says so.
+        # A file this process may not read, a pipe, a device or a link that loops is none of ours
+        # here: collection says what it is (``collection.broken_trail_links``).
         try:
-            return _is_trail(path, settings.patterns) and not skip(path)
-        except OSError:
+            return _is_trail(path, settings.patterns) and is_regular(path) and not skip(path)
+        except (OSError, RuntimeError):
             return False
 
     for arg in config.args:
@@ -128,7 +140,7 @@ def _skipper(config: pytest.Config) -> Callable[..., bool]:
     in_venvs = config.getoption("collect_in_virtualenv")
 
     def skip(path: Path, directory: bool = False) -> bool:
-        if path.resolve() in ignored or any(fnmatch(str(path), g) for g in globs):
+        if _resolved(path) in ignored or any(fnmatch(str(path), g) for g in globs):
             return True
         if not directory:
             return False
@@ -140,3 +152,11 @@ def _skipper(config: pytest.Config) -> Callable[..., bool]:
             return True
 
     return skip
+
+
+def _resolved(path: Path) -> Path:
+    """``path`` with its links followed; a link that loops stays as it is (it is nobody's to skip)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path

@@ -7,6 +7,7 @@ timeouts and assertion errors into ``ToolFailure`` with a message a trail author
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -77,7 +78,13 @@ def web_navigate(
             raise ToolFailure("web_navigate with action GOTO needs a `url`")
         trail_dir = Path(ctx.trail_path).parent if ctx.trail_path else None
         target = driver.resolve_url(url, trail_dir)
-        _guard(lambda: driver.perform(lambda: page.goto(target), flush=False), f"could not open {target}")
+        driver.check_url(target)
+        try:
+            _guard(lambda: driver.perform(lambda: page.goto(target), flush=False), f"could not open {target}")
+        except ToolFailure:
+            # a page that never finished loading may be stuck in its own script: that is the cause
+            driver.guard.check_alive(f"opening {target}", driver.options.navigation_timeout_ms / 1000)
+            raise
         return f"Navigated to {page.url}"
     move = page.go_back if action is NavigateAction.BACK else page.go_forward
     before = page.url
@@ -167,7 +174,8 @@ def web_fillSecret(ctx: ToolContext, ref: str, value: str) -> str:
 def web_pressKey(ctx: ToolContext, key: str) -> str:
     """Press a key or chord on the focused element (Enter, Control+A, Meta+C)."""
     driver = web(ctx)
-    _guard(lambda: driver.perform(lambda: driver.page.keyboard.press(key)), f"could not press {key!r}")
+    press = functools.partial(driver.within, lambda: driver.page.keyboard.press(key), f"pressing {key!r}")
+    _guard(lambda: driver.perform(press), f"could not press {key!r}")
     return f"Pressed {key}"
 
 
@@ -188,7 +196,7 @@ def web_scroll(
     if ref or nodeSelector:
         locator, target = driver.locate(ref, _selector(nodeSelector))
         driver.act(locator.first, target, lambda loc, t: loc.hover(timeout=t))
-    driver.perform(lambda: driver.page.mouse.wheel(dx, dy))
+    driver.perform(lambda: driver.within(lambda: driver.page.mouse.wheel(dx, dy), "scrolling"))
     return f"Scrolled {target} {direction.value.lower()} by {amount}px"
 
 
@@ -205,7 +213,8 @@ def web_resize(ctx: ToolContext, width: ViewportPixels, height: ViewportPixels) 
     """Resize the viewport."""
     if width <= 0 or height <= 0:
         raise ToolFailure(f"web_resize needs a positive width and height, got {width}x{height}")
-    web(ctx).page.set_viewport_size({"width": width, "height": height})
+    driver = web(ctx)
+    driver.within(lambda: driver.page.set_viewport_size({"width": width, "height": height}), "resizing")
     return f"Resized the viewport to {width}x{height}"
 
 
@@ -235,13 +244,18 @@ def web_applyCookies(ctx: ToolContext, cookiesJson: str = "") -> str:
 @web_tool()
 def web_getStorageState(ctx: ToolContext) -> str:
     """Return the browser storage state (cookies and local storage) as JSON."""
-    return json.dumps(web(ctx).context.storage_state())
+    driver = web(ctx)
+    return json.dumps(driver.within(driver.context.storage_state, "reading the storage state"))
 
 
 @web_tool(toolset="web_framework", surface_to_llm=False, is_recordable=False)
 def web_evaluate(ctx: ToolContext, script: str) -> str:
     """Evaluate JavaScript in the page and return the result as text."""
-    result = _guard(lambda: web(ctx).page.evaluate(script), "the script failed")
+    driver = web(ctx)
+    result = _guard(
+        lambda: driver.within(lambda: driver.page.evaluate(script), "web_evaluate"), "the script failed"
+    )
+    driver.check_frames()
     return result if isinstance(result, str) else json.dumps(result)
 
 
@@ -253,10 +267,11 @@ def verify_tool(**kwargs: Any) -> Any:
 @verify_tool()
 def web_verifyTextVisible(ctx: ToolContext, text: str) -> str:
     """Assert that text (case-insensitive substring) is visible on the page."""
-    page = web(ctx).page
+    driver = web(ctx)
     try:
-        playwright().expect(page.get_by_text(text).first).to_be_visible(timeout=EXPECT_TIMEOUT_MS)
+        playwright().expect(driver.page.get_by_text(text).first).to_be_visible(timeout=EXPECT_TIMEOUT_MS)
     except AssertionError:
+        driver.guard.check_alive(f"looking for text {text!r}", EXPECT_TIMEOUT_MS / 1000)
         raise ToolFailure(
             f"text {text!r} is not visible on the page (waited {EXPECT_TIMEOUT_MS // 1000} s)"
         ) from None
@@ -270,7 +285,7 @@ def web_verifyElementVisible(
     """Assert that an element is visible."""
     driver = web(ctx)
     locator, described = driver.locate(ref, _selector(nodeSelector))
-    _expect_element(locator.first, described, lambda e: e.to_be_visible(timeout=EXPECT_TIMEOUT_MS))
+    _expect_element(driver, locator.first, described, lambda e: e.to_be_visible(timeout=EXPECT_TIMEOUT_MS))
     return f"{described} is visible"
 
 
@@ -291,12 +306,17 @@ def web_verifyValue(
         if not attribute:
             raise ToolFailure("web_verifyValue with type ATTRIBUTE needs `attribute`")
         _expect_element(
-            first, described, lambda e: e.to_have_attribute(attribute, expected, timeout=EXPECT_TIMEOUT_MS)
+            driver,
+            first,
+            described,
+            lambda e: e.to_have_attribute(attribute, expected, timeout=EXPECT_TIMEOUT_MS),
         )
     elif type is ValueCheck.VALUE:
-        _expect_element(first, described, lambda e: e.to_have_value(expected, timeout=EXPECT_TIMEOUT_MS))
+        _expect_element(
+            driver, first, described, lambda e: e.to_have_value(expected, timeout=EXPECT_TIMEOUT_MS)
+        )
     else:
-        _expect_text_or_value(first, described, expected)
+        _expect_text_or_value(driver, first, described, expected)
     return f"{described} has {type.value.lower()} {expected!r}"
 
 
@@ -310,8 +330,10 @@ def web_verifyListVisible(
     driver = web(ctx)
     locator, described = driver.locate(ref, _selector(nodeSelector))
     container = locator.first
-    _expect_element(container, described, lambda e: e.to_be_visible(timeout=EXPECT_TIMEOUT_MS))
-    missing = [item for item in items if container.get_by_text(item).count() == 0]
+    _expect_element(driver, container, described, lambda e: e.to_be_visible(timeout=EXPECT_TIMEOUT_MS))
+    missing = [
+        item for item in items if driver.within(container.get_by_text(item).count, "looking for it") == 0
+    ]
     if missing:
         raise ToolFailure(f"{described} does not show: {', '.join(repr(m) for m in missing)}")
     return f"{described} shows all {len(items)} items"
@@ -339,27 +361,28 @@ def _event_not_sent(event_name: str, timeout_ms: int, requests: list[Any]) -> st
     )
 
 
-def _expect_element(element: Any, described: str, check: Any) -> None:
+def _expect_element(driver: WebDriver, element: Any, described: str, check: Any) -> None:
     """Run an ``expect`` assertion; distinguish 'no such element' from 'assertion did not hold'."""
     try:
         check(playwright().expect(element))
     except AssertionError as exc:
-        if element.count() == 0:
+        driver.guard.check_alive(described, EXPECT_TIMEOUT_MS / 1000)
+        if driver.within(element.count, f"looking for {described}") == 0:
             raise ToolFailure(f"No element found matching {described}") from None
         raise ToolFailure(f"{described}: {first_line(exc)}") from None
 
 
-def _expect_text_or_value(element: Any, described: str, expected: str) -> None:
+def _expect_text_or_value(driver: WebDriver, element: Any, described: str, expected: str) -> None:
     """TEXT checks contain-text first, then fall back to the input value (U§4.7)."""
     try:
         playwright().expect(element).to_contain_text(expected, timeout=EXPECT_TIMEOUT_MS)
         return
     except AssertionError:
-        pass
+        driver.guard.check_alive(described, EXPECT_TIMEOUT_MS / 1000)
     try:
         playwright().expect(element).to_have_value(expected, timeout=1_000)
     except (AssertionError, playwright().Error):
-        if element.count() == 0:
+        if driver.within(element.count, f"looking for {described}") == 0:
             raise ToolFailure(f"No element found matching {described}") from None
         shown = _guard(lambda: element.inner_text(timeout=1_000), "could not read the element")
         raise ToolFailure(f"{described} does not contain {expected!r} (its text is {shown!r})") from None

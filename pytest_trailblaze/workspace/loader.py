@@ -15,10 +15,12 @@ from typing import Any
 from yaml.nodes import MappingNode, Node, SequenceNode
 
 from ..core.errors import Problem
+from ..core.files import DEFAULT_MAX_BYTES, FileRefused, glob_inside, inside, read_source
 from ..core.model import SourceSpan
 from ..core.naming import SCOPING_TAG, check_tool_name, check_trailmap_id, unscoped_tools
 from ..core.pycall import CodeRoots
 from ..core.yamlsource import Source, did_you_mean, is_null
+from .globs import workspace_matches
 from .model import Target, ToolDef, Workspace
 from .schema import (
     LegacyTarget,
@@ -77,10 +79,17 @@ class WorkspaceLoader:
     """
 
     def __init__(
-        self, *, builtin_names: Iterable[str] = (), strict: bool = False, allow_outside_code: bool = False
+        self,
+        *,
+        builtin_names: Iterable[str] = (),
+        strict: bool = False,
+        allow_outside_code: bool = False,
+        max_file_bytes: int = DEFAULT_MAX_BYTES,
     ) -> None:
         self.strict = strict
         self.allow_outside_code = allow_outside_code
+        #: Workspace files larger than this are refused (``files.read_source``).
+        self.max_file_bytes = max_file_bytes
         self.builtin_names = frozenset(builtin_names)
         self.warned: set[str] = set()
         self._cache: dict[Path, Workspace] = {}
@@ -103,13 +112,15 @@ class _Load:
         self.loader = loader
         self.ws = Workspace(config_dir)
         self.dir = config_dir
-        self.code = CodeRoots((workspace_root(config_dir),), loader.allow_outside_code)
+        #: Every file and glob of the workspace stays inside this folder (links followed).
+        self.root = workspace_root(config_dir)
+        self.code = CodeRoots((self.root,), loader.allow_outside_code)
         self.scripts = mcp_script_roots(workspace_root(config_dir), loader.allow_outside_code)
         self.config_node: tuple[Source, Node] | None = None
 
     # -- files --------------------------------------------------------------------------------
     def read(self, path: Path) -> tuple[Source, Node | None]:
-        return read_yaml(path)
+        return read_yaml(path, limit=self.loader.max_file_bytes, root=self.root)
 
     def keep(self, src: Source) -> None:
         self.ws.problems.extend(src.problems)
@@ -134,7 +145,7 @@ class _Load:
         manifests: dict[str, tuple[TrailmapManifest, Node, Source]] = {}
         paths: dict[str, Path] = {}
         broken: set[str] = set()  # folders whose manifest has errors (already reported)
-        for path in sorted(self.dir.glob("trailmaps/*/trailmap.yaml")):
+        for path in glob_inside(self.dir, "trailmaps/*/trailmap.yaml", self.root):
             loaded = self.read_manifest(path)
             if loaded is None:
                 broken.add(path.parent.name)
@@ -144,7 +155,7 @@ class _Load:
                 manifests[loaded[0].id], paths[loaded[0].id] = loaded, path
         for trailmap_id in self.selected(manifests, broken):
             self.add_trailmap(manifests[trailmap_id], paths[trailmap_id])
-        for path in sorted(self.dir.glob("targets/*.yaml")):
+        for path in glob_inside(self.dir, "targets/*.yaml", self.root):
             self.add_legacy_target(path)
         self.add_workspace_entries()
         self.ws.tools, problems = build_tools(self.ws, self.loader.builtin_names, self.code)
@@ -256,11 +267,13 @@ class _Load:
         self.check_scoping(manifest, node, src)
         if manifest.id == "trailblaze" and manifest.defaults:
             self.ws.defaults = {k: v for k, v in manifest.defaults.items() if v is not None}
-        for pattern in ("toolsets/*.yaml", *manifest.toolsets):
-            for toolset_path in sorted(path.parent.glob(pattern)):
+        listed = node_at(node, ["toolsets"])[0]
+        for index, pattern in enumerate(("toolsets/*.yaml", *manifest.toolsets)):
+            at = src.span(node_at(listed, [index - 1])[0]) if index else src.span(node)
+            for toolset_path in self.matches(path.parent, pattern, at, "toolsets"):
                 self.add_toolset(toolset_path)
         for pattern in TOOL_PATTERNS:
-            for tool_path in sorted(path.parent.glob(pattern)):
+            for tool_path in self.matches(path.parent, pattern, src.span(node), "tool files"):
                 self.add_tool_file(tool_path, manifest.id)
         if manifest.target is not None:
             target_node, _ = node_at(node, ["target"])
@@ -279,6 +292,12 @@ class _Load:
                     script_roots=self.scripts,
                 )
             )
+
+    def matches(self, folder: Path, pattern: str, at: SourceSpan, what: str) -> list[Path]:
+        """The files a glob of the manifest names, inside the workspace root only (``globs.py``)."""
+        found, problems = workspace_matches(folder, pattern, self.root, at, what)
+        self.ws.problems.extend(problems)
+        return found
 
     def check_scoping(self, manifest: TrailmapManifest, node: Node, src: Source) -> None:
         """``[TrailmapScopingCheck]``: one finding per trailmap and file; errors when strict."""
@@ -415,22 +434,33 @@ class _Load:
                 continue
             for entry in entries.value:
                 ref = _ref(entry)
-                target = None if ref is None else (self.dir / ref).resolve()
+                target = None if ref is None else self.dir / ref
                 if target is None:
                     add(self.dir / CONFIG_FILE, node=entry, src=Source(src.path))
-                elif target.is_file():
-                    add(target)
+                elif not inside(target, self.root):
+                    self.problem(
+                        src.span(entry),
+                        f"`ref: {ref}` leaves the workspace",
+                        why=f"it resolves to {os.path.realpath(target)}, outside the workspace root "
+                        f"{self.root}",
+                        fix="keep referenced files inside the workspace",
+                    )
+                elif target.exists():
+                    add(target.resolve())
                 else:
                     self.problem(src.span(entry), f"`ref: {ref}` does not exist", fix="fix the path")
 
 
-def read_yaml(path: Path) -> tuple[Source, Node | None]:
-    """A YAML file as a node tree, with unreadable or malformed files as problems of its Source."""
+def read_yaml(
+    path: Path, *, limit: int = DEFAULT_MAX_BYTES, root: Path | None = None
+) -> tuple[Source, Node | None]:
+    """A YAML file as a node tree, with unreadable, refused (a pipe, too big, a link out of
+    ``root``: see ``files.read_source``) or malformed files as problems of its Source."""
     src = Source(_shown(path))
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        src.problem(None, f"cannot read {path.name}: {exc}", fix="check the file exists and is UTF-8")
+        text = read_source(path, limit=limit, root=root)
+    except FileRefused as exc:
+        src.problem(None, exc.what, why=exc.why, fix=exc.fix)
         return src, None
     return src, src.compose(text)
 

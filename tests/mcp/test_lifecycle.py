@@ -168,3 +168,24 @@ def test_a_call_past_its_timeout_fails_and_the_server_is_stopped(toolsets, fx) -
         fx.run_tool(registry, "pyfx_echo", {"message": "again"})
     with pytest.raises(ToolServerError, match="did not answer within 1 s"):
         ts.check_alive("slow")
+
+
+def test_a_server_that_hangs_up_mid_call_is_stopped_with_its_exit_code_and_stderr(toolsets, fx) -> None:
+    ts = toolsets()
+    spec = fx.command(str(fx.RAW_SERVER), "hangup", label="hangup", name="hanger")
+    tools = fx.start_tools(ts, "hangup", spec)
+    registry = fx.registry_of(list(tools.values()))
+    pid = tools["raw_echo"].server.connection.process.pid
+
+    started = time.monotonic()
+    with pytest.raises(FatalToolError) as info:
+        fx.run_tool(registry, "raw_echo", {"message": "x"})
+
+    message = str(info.value)
+    expected = "MCP server hanger closed its connection while running tool 'raw_echo'"
+    assert message.startswith(expected), message
+    assert "it was stopped" in message
+    assert "  exit code: -9" in message
+    assert "    hanging up on the client" in message
+    assert time.monotonic() - started < 15
+    assert not fx.pid_alive(pid)

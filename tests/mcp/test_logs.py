@@ -82,3 +82,48 @@ def test_a_message_quotes_the_last_ten_tail_lines(toolsets, fx) -> None:
     assert [line.strip() for line in block.splitlines()] == quoted
     assert f"log: {server.connection.log_path}" in text
     assert "pyfx stderr line 1\n" in server.connection.log_path.read_text()
+
+
+def test_a_server_that_writes_without_end_keeps_a_bounded_log_that_says_what_it_dropped(toolsets, fx) -> None:
+    ts = toolsets()
+    tools = fx.start_tools(ts, "spew", fx.command(str(fx.RAW_SERVER), "spew", label="spew", name="spewer"))
+    registry = fx.registry_of(list(tools.values()))
+    server = tools["raw_echo"].server
+
+    assert fx.run_tool(registry, "raw_echo", {"message": "after the flood"}).message == "after the flood"
+    log = server.connection.log_path
+    content = _wait_for(log, "spew done\n")
+
+    assert "spew done" in content
+    assert log.stat().st_size < 3 * 1024 * 1024  # 20 MB and a 1 MB line were written
+    first = content.splitlines()[0]
+    assert re.fullmatch(
+        r"\[trailblaze: [0-9,]+ characters \([0-9,]+ lines\) of earlier output dropped; "
+        r"this log keeps the last 1,048,576\]",
+        first,
+    ), first
+    assert "spewed stderr line 000199999" in content  # the most recent lines are kept
+    assert "spewed stderr line 000000000" not in content
+    cut = next(line for line in content.splitlines() if line.startswith("zzz"))
+    assert cut == "z" * 16384 + "… [line cut: 1,032,192 more characters]"
+    assert all(len(line) < 20_000 for line in server.connection.tail)
+
+
+def test_an_answer_too_big_is_named_as_such_not_as_a_timeout(toolsets, fx) -> None:
+    ts = toolsets(call=60.0)
+    tools = fx.start_tools(ts, "huge", fx.command(str(fx.RAW_SERVER), "huge", label="huge", name="hugger"))
+    registry = fx.registry_of(list(tools.values()))
+
+    started = time.monotonic()
+    with pytest.raises(FatalToolError) as info:
+        fx.run_tool(registry, "raw_echo", {"message": "x"})
+    took = time.monotonic() - started
+
+    message = str(info.value)
+    assert message.startswith(
+        "MCP server hugger was stopped: its answer to tool 'raw_echo' was too big (more than 33,554,432 "
+        "characters in one message;"
+    ), message
+    assert "fix: return less data from the tool" in message
+    assert "did not answer" not in message
+    assert took < 45, f"took {took:.0f} s: the answer was read in linear time and refused at the limit"

@@ -670,5 +670,5 @@ def test_check_names_broken_links_and_folders_named_like_trails(tmp_path: Path, 
     code, out, _ = cli("check", "trails")
 
     assert code == 1
-    assert "trails/gone.trail.yaml: broken symbolic link to 'moved.trail.yaml'" in out
-    assert "trails/x.trail.yaml: a folder named like a trail file" in out
+    assert "trails/gone.trail.yaml:1:1: broken symbolic link to 'moved.trail.yaml'" in out
+    assert "trails/x.trail.yaml:1:1: a folder named like a trail file" in out

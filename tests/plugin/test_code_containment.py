@@ -129,3 +129,107 @@ def test_the_option_allows_code_outside_the_root(project: Path, pytester: pytest
     assert check.returncode == 0, check.stdout + check.stderr
     # a class: tool's parameters are in its code, so allowing it means importing it
     assert markers(pytester) == ["IMPORTED-evil"]
+
+
+# -- installed modules, and code that ends the process its way (issue 20 §14) --------------------------
+#: A stand-in web browser: antigravity would run it. It must never run.
+FAKE_BROWSER = '#!/bin/sh\necho opened > "$(dirname "$0")/BROWSER-OPENED"\n'
+INSTALLED = {"shop_gravity": "antigravity:fly", "shop_zen": "this:s", "shop_venv": "venv.__main__:main"}
+
+
+@pytest.fixture
+def harmless_browser(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``$BROWSER`` points at a script that only leaves a marker, in case anything opens one."""
+    browser = pytester.path / "fake-browser"
+    browser.write_text(FAKE_BROWSER)
+    browser.chmod(0o755)
+    monkeypatch.setenv("BROWSER", str(browser))
+    return browser
+
+
+def test_installed_modules_named_by_class_are_refused_without_being_imported(
+    project: Path, pytester: pytest.Pytester, tb, harmless_browser: Path
+) -> None:
+    for name, spec in INSTALLED.items():
+        tb.write(project, f"{TOOLS}/{name}.tool.yaml", f"id: {name}\nclass: {spec}\n")
+    expected = [
+        f"{Path(TOOLS) / f'{name}.tool.yaml'}:2:8: `class: {spec}` is outside the workspace root"
+        for name, spec in INSTALLED.items()
+    ]
+
+    done = collect_only(project)
+    check = console(project, "check", "trails", "--no-servers")
+    box = console(project, "toolbox", "--target", "shop")
+
+    assert (done.returncode, check.returncode, box.returncode) == (2, 1, 1)
+    for output in (done.stdout, check.stdout, box.stderr):
+        assert all(where in output for where in expected), output
+        assert "why: it names module antigravity, installed at " in output
+        assert "Beautiful is better than ugly" not in output  # `this` prints the Zen when imported
+        assert "Traceback" not in output and "INTERNALERROR" not in output
+    assert not (pytester.path / "BROWSER-OPENED").exists()
+    assert not list(pytester.path.rglob("pyvenv.cfg")), "venv.__main__ ran and made virtualenvs"
+    assert markers(pytester) == []
+
+
+EXITS_ON_IMPORT = "import sys\nsys.exit(0)\n"
+INTERRUPTS_ON_IMPORT = "raise KeyboardInterrupt\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "cause"),
+    [
+        (EXITS_ON_IMPORT, "ForeignExit: called sys.exit(0)"),
+        (INTERRUPTS_ON_IMPORT, "ForeignExit: raised KeyboardInterrupt itself (no Ctrl-C was pressed)"),
+    ],
+)
+def test_an_import_that_ends_the_process_is_a_failure_at_its_tool_file(
+    project: Path, pytester: pytest.Pytester, tb, source: str, cause: str
+) -> None:
+    tb.write(project, f"{TOOLS}/quitter.py", source)
+    tb.write(project, f"{TOOLS}/shop_quit.tool.yaml", "id: shop_quit\nclass: quitter:fn\n")
+    where = f"{Path(TOOLS) / 'shop_quit.tool.yaml'}:1:5: tool 'shop_quit': cannot load `class:`: importing "
+
+    done = collect_only(project)
+    check = console(project, "check", "trails", "--no-servers")
+
+    assert check.returncode == 1, check.stdout + check.stderr
+    assert where in check.stdout and cause in check.stdout
+    assert done.returncode == 2
+    assert where in done.stdout and cause in done.stdout
+    assert "INTERNALERROR" not in done.stdout + done.stderr and "Traceback" not in check.stderr
+
+
+QUITTING_TOOL = """
+import sys
+
+
+def fn(ctx):
+    sys.exit(0)
+"""
+
+
+def test_a_tool_that_calls_sys_exit_fails_its_step_and_the_run_goes_on(
+    project: Path, pytester: pytest.Pytester, tb
+) -> None:
+    tb.write(project, f"{TOOLS}/quitter.py", QUITTING_TOOL)
+    tb.write(project, f"{TOOLS}/shop_quit.tool.yaml", "id: shop_quit\nclass: quitter:fn\n")
+    tb.write(
+        project,
+        "trails/quits.trail.yaml",
+        "trail:\n  - step: Quit\n    recording:\n      web:\n        - shop_quit: {}\n",
+    )
+    tb.write(
+        project, "trails/after.trail.yaml", "trail:\n  - step: Still here\n    recording:\n      web: []\n"
+    )
+    argv = [sys.executable, "-m", "pytest", "-p", "no:randomly", "trails"]
+
+    done = subprocess.run(argv, cwd=project, capture_output=True, text=True, timeout=240, check=False)
+
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "1 failed, 2 passed" in done.stdout  # the project's own trail, and the one after
+    assert "trails/quits.trail.yaml:2:5: step 1 of 1 failed: Quit" in done.stdout
+    assert (
+        "shop_quit called sys.exit(0); code that trails and tool files name must fail by raising"
+        in done.stdout
+    )

@@ -392,12 +392,12 @@ def test_a_broken_link_and_a_folder_named_like_a_trail_are_collection_errors(
     result.stdout.fnmatch_lines(
         [
             "*ERROR collecting trails/checkout.trail.yaml*",
-            "trails/checkout.trail.yaml: a folder named like a trail file",
+            "trails/checkout.trail.yaml:1:1: a folder named like a trail file",
             "  why: names matching '*.trail.yaml' are trail files; pytest does not collect what this "
             "folder holds",
             "  fix: rename the folder (e.g. 'checkout'), or move its trail files out of it",
             "*ERROR collecting trails/gone.trail.yaml*",
-            "trails/gone.trail.yaml: broken symbolic link to 'moved.trail.yaml'",
+            "trails/gone.trail.yaml:1:1: broken symbolic link to 'moved.trail.yaml'",
             "  fix: point the link at an existing trail file, or delete the link",
         ]
     )

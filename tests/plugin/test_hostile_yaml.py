@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -149,3 +150,62 @@ def test_a_tag_in_an_args_file_is_a_usage_error(pytester: pytest.Pytester, tb) -
     result = run(pytester, "--trailblaze-args-file=args.yaml")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "args.yaml:1:7: unknown YAML tag !!python/name:os.system" in result.stderr.str()
+
+
+# -- fan-outs that multiply at every level (issue 20 §9) ----------------------------------------------
+def merge_fan_out(levels: int = 8, width: int = 10) -> str:
+    """Tool arguments whose mappings each merge ten aliases of the level below: 10**8 pairs."""
+    rows = ["        - assertEquals:", "            actual:", "              - &a0 {k0: x}"]
+    for level in range(1, levels + 1):
+        sources = ", ".join([f"*a{level - 1}"] * width)
+        rows.append(f"              - &a{level} {{<<: [{sources}], k{level}: y}}")
+    rows.append("            expected: x")
+    return "trail:\n  - step: Merge\n    recording:\n      web:\n" + "\n".join(rows) + "\n"
+
+
+def args_fan_out(levels: int = 9, width: int = 10) -> str:
+    """Args whose defaults each repeat the one before ten times: 10**10 characters at the last."""
+    rows = ["config:", "  args:", '    a0: {type: string, default: "xxxxxxxxxx"}']
+    for level in range(1, levels + 1):
+        repeated = ("{{args.a" + str(level - 1) + "}}") * width
+        rows.append(f'    a{level}: {{type: string, default: "{repeated}"}}')
+    rows += ["trail:", "  - step: Use it", "    recording:", "      web:"]
+    rows.append(f'        - assertEquals: {{actual: "{{{{args.a{levels}}}}}", expected: x}}')
+    return "\n".join(rows) + "\n"
+
+
+FAN_OUTS = {
+    "trails/merges.trail.yaml": (
+        merge_fan_out(),
+        "trails/merges.trail.yaml:13:17: `<<:` merge keys in this file bring in more than 500,000 entries",
+    ),
+    "trails/args.trail.yaml": (
+        args_fan_out(),
+        "trails/args.trail.yaml:12:5: arg 'a9' expands to 10,000,000,000 characters through {{args...}} "
+        "references",
+    ),
+}
+
+
+@pytest.mark.parametrize("rel", sorted(FAN_OUTS))
+def test_a_fan_out_is_a_located_error_in_collection_and_check(
+    pytester: pytest.Pytester, tb, rel: str
+) -> None:
+    text, expected = FAN_OUTS[rel]
+    tb.write(pytester.path, rel, text)
+    tb.write(pytester.path, "trails/good.trail.yaml", GOOD)
+    console = Path(sys.executable).parent / "trailblaze"
+
+    started = time.monotonic()
+    collected = pytester.runpytest_subprocess("-p", "no:randomly", "--collect-only", "-q", timeout=120)
+    checked = subprocess.run(
+        [str(console), "check", "trails", "--no-servers"],
+        cwd=pytester.path, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    took = time.monotonic() - started
+
+    assert expected in collected.stdout.str()
+    assert "good[web]" in collected.stdout.str()
+    assert expected in checked.stdout and checked.returncode == 1
+    assert "MemoryError" not in collected.stdout.str() + checked.stdout + checked.stderr
+    assert took < 60, f"two runs took {took:.0f} s: the limit is checked while building, not after"

@@ -207,7 +207,8 @@ def start(pytester: pytest.Pytester, tb, run_id: str):
 
     def start_(*args: str) -> Run:
         browser_arg = f"--trailblaze-browser-arg=--trailblaze-test-run={run_id}"
-        runs.append(Run(pytester.path, run_id, tb.APP_MEMORY, browser_arg, *args))
+        allowed = f"--trailblaze-allow-file-urls={tb.EXAMPLES}"  # the sample app, outside the folder
+        runs.append(Run(pytester.path, run_id, tb.APP_MEMORY, browser_arg, allowed, *args))
         return runs[-1]
 
     yield start_

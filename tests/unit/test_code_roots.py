@@ -42,8 +42,18 @@ def test_files_inside_the_root_are_located_without_running(tree: Path) -> None:
     roots = CodeRoots((tree,))
     assert locate("inside.py:fn", tree, roots) == (tree / "inside.py").resolve()
     assert locate("../inside.py:fn", tree / "trails", roots) == (tree / "inside.py").resolve()
-    assert locate("textwrap:dedent", tree, roots) is None  # an installed module, from sys.path
+    assert locate("textwrap:dedent", tree, CodeRoots((tree,), allow_outside=True)) is None  # from sys.path
     assert not (tree / "IMPORTED").exists()
+
+
+@pytest.mark.parametrize("spec", ["textwrap:dedent", "json.decoder:JSONDecoder", "sys:exit", "pytest:fail"])
+def test_installed_and_built_in_modules_are_outside_the_root(tree: Path, spec: str) -> None:
+    with pytest.raises(OutsideRoot) as info:
+        locate(spec, tree, CodeRoots((tree,)))
+    module = spec.split(":")[0].split(".")[0]
+    assert info.value.module == module
+    assert f"module {module}, installed at " in info.value.why
+    assert "an installed package or the standard library included" in info.value.why
 
 
 @pytest.mark.parametrize(

@@ -210,3 +210,50 @@ def test_a_driver_that_records_the_screen_leaves_video_mp4(tmp_path: Path) -> No
     assert recording.start_recording(video=True, tracing=False) == []
     assert recording.stop_recording(None) == []  # retain-on-failure of a passing trail: dropped
     assert recording.stop_recording(tmp_path) == [] and not (tmp_path / "video.mp4").exists()
+
+
+class _CountingList(list):
+    """A list that counts how often it is walked (``for``, ``enumerate``, comprehensions)."""
+
+    walks = 0
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        type(self).walks += 1
+        return super().__iter__()
+
+
+def test_recording_a_long_trail_looks_each_step_up_instead_of_scanning_the_plan() -> None:
+    """A 20,000-step trail took 85 s: every step scanned the whole plan and copied the JUnit
+    properties. Both are lookups now: the work per step does not grow with the trail."""
+    from pytest_trailblaze.plugin.evidence import ItemEvidence
+
+    count = 20_000
+    text = "trail:\n" + "".join(f"  - step: Step {n}\n    recording:\n      web: []\n" for n in range(count))
+    trail = parse_trail(text, "long.trail.yaml")
+    recorder = StepRecorder(trail, clock=lambda: 0.0)
+    recorder.steps = _CountingList(recorder.steps)
+    evidence = ItemEvidence(recorder, Path("out"))
+    properties = _CountingList([("trail_id", "long")])
+    _CountingList.walks = 0
+
+    for resolved in plan_trail(trail, ("web",)).steps:
+        recorder.started(resolved, [])
+        record = recorder.finished(resolved, [], None)
+        evidence.step_property(properties, f"step_{record.number}", record.outcome)
+
+    assert _CountingList.walks <= 2, f"the plan or the properties were walked {_CountingList.walks} times"
+    assert len(properties) == count + 1 and properties[-1] == (f"step_{count}", "passed")
+    assert all(s.outcome == "passed" for s in recorder.steps)
+
+
+def test_a_property_list_rebuilt_by_someone_else_is_indexed_again() -> None:
+    from pytest_trailblaze.plugin.evidence import ItemEvidence
+
+    evidence = ItemEvidence(StepRecorder(parse_trail("trail:\n  - step: a\n", "t.trail.yaml")), Path("out"))
+    properties = [("trail_id", "t")]
+    evidence.step_property(properties, "step_1", "running")
+    properties[:] = [("other", "x"), *reversed(properties)]  # as TrailRun.publish rebuilds it
+    evidence.step_property(properties, "step_1", "passed")
+    evidence.step_property(properties, "step_2", "passed")
+
+    assert properties == [("other", "x"), ("step_1", "passed"), ("trail_id", "t"), ("step_2", "passed")]

@@ -1651,14 +1651,14 @@ def test_unknown_root_key_also_reports_missing_trail() -> None:
     assert found[0].fix == "remove 'steps'"
 
 
-def test_unreadable_file_is_a_problem_without_a_position(tmp_path) -> None:
+def test_unreadable_file_is_a_problem_at_its_first_line(tmp_path) -> None:
     missing = tmp_path / "gone.trail.yaml"
     with pytest.raises(TrailLoadError) as info:
         load_trail(missing, display_path="trails/gone.trail.yaml")
     (problem,) = info.value.problems
-    assert problem.span is None
-    assert problem.what.startswith("trails/gone.trail.yaml: cannot read the trail file")
-    assert str(info.value).startswith("trails/gone.trail.yaml: cannot read")
+    assert str(problem.span) == "trails/gone.trail.yaml:1:1"
+    assert problem.what == "cannot read gone.trail.yaml: No such file or directory"
+    assert str(info.value).startswith("trails/gone.trail.yaml:1:1: cannot read gone.trail.yaml")
     assert "exists" in problem.fix
 
 
@@ -1667,7 +1667,8 @@ def test_non_utf8_file_is_a_problem(tmp_path) -> None:
     path.write_bytes("trail:\n  - step: caf\xe9\n".encode("latin-1"))
     with pytest.raises(TrailLoadError) as info:
         load_trail(path)
-    assert "cannot read the trail file" in info.value.problems[0].what
+    assert info.value.problems[0].what == "cannot read latin1.trail.yaml: it is not UTF-8 text (byte 20)"
+    assert info.value.problems[0].fix == "save the file as UTF-8"
 
 
 def test_several_classifier_mistakes_each_reported() -> None:

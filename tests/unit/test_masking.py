@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 
-from pytest_trailblaze.core.masking import MASK, Masker, name_token
+from pytest_trailblaze.core.masking import KEEP, MASK, PAIRS, Masker, has_controls, name_token, visible
 from pytest_trailblaze.core.memory import Memory
 
 
 def test_text_and_values_are_masked_wherever_the_secret_sits() -> None:
     masker = Masker({"password": "hunter2", "pin": "42"})
     assert masker.text("typed hunter2 and 42") == f"typed {MASK} and {MASK}"
-    data = {"k hunter2": ["x", ("hunter2!", 3)], "n": 42}
-    assert masker.value(data) == {f"k {MASK}": ["x", (f"{MASK}!", 3)], "n": 42}
+    data = {"k": ["x", ("hunter2!", 3)], "n": 42}
+    assert masker.value(data) == {"k": ["x", (f"{MASK}!", 3)], "n": 42}
     assert masker.holds(data)
     assert not masker.holds({"a": ["b", ("c", 42)]})
 
@@ -90,3 +91,58 @@ def test_a_secret_is_masked_in_the_forms_json_urls_and_html_write_it() -> None:
 
 def test_a_plain_secret_has_one_form() -> None:
     assert Masker({"password": "hunter2"}).values == ["hunter2"]
+
+
+def test_values_are_masked_never_keys_nor_the_fields_a_shape_keeps() -> None:
+    masker = Masker({"E": "e", "O": "outcome"})
+    record = {"nodeid": "t::x", "outcome": "failed", "text": "the outcome", "steps": [{"kind": "step"}]}
+    shape = {"outcome": KEEP, "steps": {"kind": KEEP}}
+
+    masked = masker.value(record, shape)
+
+    assert list(masked) == ["nodeid", "outcome", "text", "steps"]
+    assert masked["outcome"] == "failed" and masked["steps"] == [{"kind": "step"}]
+    assert masked["text"] == "th******** ********"
+    assert masked["nodeid"] == "t::x"
+    assert masker.value({"e": 1}) == {"e": 1}  # a key that equals a secret stays a key
+
+
+def test_pairs_keep_their_names_and_mask_their_values() -> None:
+    masker = Masker({"K": "step"})
+    report = {"user_properties": [["step_1", "step passed"]], "sections": [("Captured step", "a step")]}
+
+    masked = masker.value(report, {"user_properties": PAIRS, "sections": PAIRS})
+
+    assert masked == {
+        "user_properties": [["step_1", "******** passed"]],
+        "sections": [("Captured step", "a ********")],
+    }
+
+
+def test_a_multi_line_secret_is_masked_line_by_line_and_as_one_line() -> None:
+    secret = "a.*(b)[x]\n+$^|?{1}\nok"
+    masker = Masker({"K": secret})
+
+    assert masker.text("first line: a.*(b)[x]") == "first line: ********"
+    assert masker.text('textbox: "a.*(b)[x] +$^|?{1} ok"') == 'textbox: "********"'
+    assert masker.text(json.dumps(secret)) == '"********"'
+    assert masker.text("a.*(b)[x]\\n+$^|?{1}\\nok") == "********"
+    assert masker.text("ok, fine") == "ok, fine"  # a line shorter than three characters is ordinary text
+
+
+def test_short_secrets_are_named_for_a_warning() -> None:
+    assert Masker({"PIN": "q7", "TOKEN": "long-enough"}).short_secrets() == ["PIN"]
+
+
+def test_control_characters_are_shown_as_escapes() -> None:
+    assert visible("a\x1b[2J\x07\x00\rb\n\tc\u202ed") == "a\\x1b[2J\\x07\\0\\rb\n\tc\\u202ed"
+    assert visible("plain text\n") == "plain text\n"
+    assert has_controls({"k": ["x", "\x1b"]}) and not has_controls({"\x1b": "x"})
+
+
+def test_long_texts_are_shown_cut_with_their_size() -> None:
+    from pytest_trailblaze.core.shown import clip, clip_value
+
+    assert clip("abc", 5) == "abc"
+    assert clip("x" * 12, 5) == "xxxxx… [12 characters, 7 not shown]"
+    assert clip_value({"k": ["y" * 6, 3]}, 2) == {"k": ["yy… [6 characters, 4 not shown]", 3]}

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from pytest_trailblaze.core.errors import ConfigurationError
-from pytest_trailblaze.core.memory import MASK, Memory, mask_with
+from pytest_trailblaze.core.memory import MASK, MAX_INTERPOLATED_CHARS, ExpansionTooBig, Memory, mask_with
 from pytest_trailblaze.core.model import ArgDecl, SourceSpan
 
 SPAN = SourceSpan("trails/login.trail.yaml", 4, 5)
@@ -453,3 +453,12 @@ def test_the_masker_follows_a_secret_that_changes_or_goes() -> None:
     assert memory.mask("second-token") == "********"
     memory.delete("token")
     assert memory.mask("second-token") == "second-token"
+
+
+def test_interpolation_that_would_grow_past_the_limit_is_refused_while_it_grows() -> None:
+    memory = Memory()
+    memory.set("x", "y" * (MAX_INTERPOLATED_CHARS // 2))
+
+    assert len(memory.interpolate("{{x}}")) == MAX_INTERPOLATED_CHARS // 2
+    with pytest.raises(ExpansionTooBig, match=r"expands to more than 67,108,864 characters \(at \{\{x\}\}\)"):
+        memory.interpolate("{{x}}{{x}}{{x}}")

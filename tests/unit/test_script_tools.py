@@ -228,13 +228,18 @@ def test_module_function_form_resolves_beside_the_tool_file(tmp_path: Path) -> N
 
 
 def test_module_function_form_resolves_from_sys_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An installed module (outside the workspace) needs the opt-in: importing it runs its code."""
     module = f"shop_scripts_{abs(hash(str(tmp_path))):x}"
     lib = tmp_path / "lib"
     lib.mkdir()
     (lib / f"{module}.py").write_text(SCRIPTS)
     monkeypatch.syspath_prepend(str(lib))
     try:
-        s = Session(WorkspaceLoader().load(make_workspace(tmp_path / "ws", spec=module)))
+        refused = WorkspaceLoader().load(make_workspace(tmp_path / "ws", spec=module))
+        assert any(f"`script: {module}:echo` is outside the workspace root" in p.what for p in refused.errors)
+        s = Session(
+            WorkspaceLoader(allow_outside_code=True).load(make_workspace(tmp_path / "ws2", spec=module))
+        )
         assert s.registry.get("shop_ok").function.__module__ == module  # type: ignore[attr-defined]
         assert "tapped Buy" in s.run("shop_ok", {"label": "Buy"})
     finally:

@@ -14,6 +14,12 @@ Behaviour by the first argument:
   value of ``MCPFX_JUNK`` when set.
 - ``junkcall``: like ``normal``, but every ``tools/call`` first writes a stray line on stdout
   (``MCPFX_JUNK`` when set), as a ``print`` left in a tool would.
+- ``huge``: like ``normal``, but answers every ``tools/call`` with one message of
+  ``MCPFX_HUGE_CHARS`` characters (default 40 million), written in 1 MB pieces.
+- ``hangup``: like ``normal``, but on a ``tools/call`` writes a stderr line, closes its stdout and
+  sleeps: the process lives on without a way to answer.
+- ``spew``: like ``normal``, but every ``tools/call`` first writes ``MCPFX_SPEW_MB`` megabytes of
+  numbered stderr lines (default 20), then one stderr line of 1 MB without a break.
 
 Further arguments (``--sentinel=...``) are ignored; they make the process easy to find with ``ps``.
 """
@@ -54,6 +60,27 @@ def stray() -> None:
     sys.stdout.flush()
 
 
+def send_huge(ident: int) -> None:
+    size = int(os.environ.get("MCPFX_HUGE_CHARS", str(40_000_000)))
+    head = json.dumps({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": ""}]}})
+    before, after = head.split('"text": ""')
+    sys.stdout.write(before + '"text": "')
+    piece = "x" * (1024 * 1024)
+    for _ in range(size // len(piece)):
+        sys.stdout.write(piece)
+    sys.stdout.write('"' + after + "\n")
+    sys.stdout.flush()
+
+
+def spew() -> None:
+    line = "spewed stderr line {:09d} " + "y" * 90 + "\n"
+    for number in range(int(os.environ.get("MCPFX_SPEW_MB", "20")) * 10_000):
+        sys.stderr.write(line.format(number))
+    sys.stderr.write("z" * (1024 * 1024) + "\n")
+    sys.stderr.write("spew done\n")
+    sys.stderr.flush()
+
+
 def answer(request: dict) -> None:
     method, ident = request.get("method"), request.get("id")
     if ident is None:
@@ -76,6 +103,16 @@ def answer(request: dict) -> None:
     elif method == "tools/call":
         if MODE == "junkcall":
             stray()
+        if MODE == "huge":
+            send_huge(ident)
+            return
+        if MODE == "spew":
+            spew()
+        if MODE == "hangup":
+            sys.stderr.write("hanging up on the client\n")
+            sys.stderr.flush()
+            os.close(1)
+            time.sleep(600)
         if MODE == "crash":
             sys.stderr.write("intentional crash diagnostic line one\n")
             sys.stderr.write("intentional crash diagnostic line two\n")
