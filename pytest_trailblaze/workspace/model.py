@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..core.errors import Problem
 from ..core.model import SourceSpan, ToolCall, Trail
@@ -31,6 +32,8 @@ class Target:
     #: Where its servers' ``script:`` files may lie (``workspace.servers``), set by the loader;
     #: None for a target built in code, whose author chose its scripts.
     script_roots: CodeRoots | None = None
+    #: ``trail_validation: {exempt: reason}``: its trails' call findings are reported, not fatal.
+    exempt: str | None = None
 
     def platform(self, platform: str) -> PlatformConfig | None:
         """The target's config for a trail platform (``desktop`` is upstream's ``compose``)."""
@@ -83,8 +86,11 @@ class Workspace:
     tool_defs: dict[str, ToolDef] = field(default_factory=dict)
     defaults: dict[str, PlatformConfig] = field(default_factory=lambda: dict(FRAMEWORK_DEFAULTS))
     problems: list[Problem] = field(default_factory=list)
-    #: Tools built from ``tool_defs`` (compositions, Python callables, unavailable placeholders).
+    #: Tools built from ``tool_defs`` (compositions, Python callables, unavailable placeholders)
+    #: and the trailmaps' TypeScript tools.
     tools: list[Tool] = field(default_factory=list)
+    #: The trailmaps' TypeScript tools by name (``typescript.discovery.TsToolDef``).
+    ts_tools: dict[str, Any] = field(default_factory=dict)
 
     @property
     def errors(self) -> list[Problem]:
