@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from yaml.nodes import MappingNode
+
 from ..core.errors import Problem
 from ..core.model import SourceSpan
 from ..core.yamlsource import Source
@@ -104,6 +106,7 @@ def _mentions_sdk(path: Path) -> bool:
 
 
 def _sidecars(tools_dir: Path, problems: list[Problem]) -> list[SidecarTool]:
+    """The descriptors of ``tools/``: ``<name>.yaml`` files with a ``script:`` (others are not ours)."""
     found: list[SidecarTool] = []
     for path in sorted(tools_dir.glob("*.y*ml")):
         if not is_sidecar(path):
@@ -111,12 +114,11 @@ def _sidecars(tools_dir: Path, problems: list[Problem]) -> list[SidecarTool]:
         src = Source(shown(path))
         try:
             node = src.compose(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as exc:
-            src.problem(None, f"cannot read {path.name}: {exc}", fix="check the file exists and is UTF-8")
-            node = None
-        if node is not None:
+        except (OSError, UnicodeDecodeError):
+            continue
+        if isinstance(node, MappingNode) and any(str(k.value) == "script" for k, _ in node.value):
             found += read_sidecar(src, node, path, tools_dir)
-        problems += src.problems
+            problems += src.problems
     return found
 
 

@@ -21,6 +21,7 @@ from ..workspace.model import Workspace
 from ..workspace.schema import TrailmapManifest, node_at
 from .clientdts import LOOSE_ENTRY, TypeWriter, builtin_digest, map_entries
 from .discovery import ToolMap, TsToolDef, discover
+from .sidecars import is_sidecar
 from .tools import TsTool
 
 Loaded = tuple[TrailmapManifest, Node, Source, Path]
@@ -96,7 +97,10 @@ def listed_problems(
     if target is None:
         return []
     problems = []
-    known = set(ws.ts_tools) | set(ws.tool_defs)
+    tools_dir = path.parent / "tools"
+    # a descriptor's own problems (a missing script) already say why its tool is not there
+    described = {p.stem for p in tools_dir.glob("*.y*ml") if is_sidecar(p)} if tools_dir.is_dir() else set()
+    known = set(ws.ts_tools) | set(ws.tool_defs) | described
     places: list[tuple[list[Any], str | None]] = [(["target", "tools"], None)]
     places += [(["target", "platforms", p, "tools"], p) for p, config in target.platforms.items() if config]
     for where, platform in places:

@@ -35,6 +35,7 @@ TOOL_FILES = _files("**/*.tool.yaml", "**/*.trailhead.yaml")
 WORKSPACES = _files("**/trails/config/trailblaze.yaml")
 BUILTIN_NAMES = frozenset(t.name for t in builtin_tools())
 MISSING_TRAILMAP_WORKSPACE = "examples/ios-sample-app/trails/config/trailblaze.yaml"
+PLAYWRIGHT_WORKSPACE = "examples/playwright-native/trails/config/trailblaze.yaml"
 
 
 def errors(problems: list[Problem]) -> list[str]:
@@ -115,4 +116,16 @@ def test_workspace_loads(corpus_dir: Path, rel: str) -> None:
             "trailmap 'iossampleapp' is listed but trailmaps/iossampleapp/trailmap.yaml does not exist"
         )
     else:
-        assert found == []
+        # The corpus keeps upstream's trailmap manifests but not every tool file they list: each
+        # listed name whose .ts (or whose descriptor's script) the copy lacks is an error at its line.
+        for problem in ws.errors:
+            assert problem.span is not None, problem.format()
+            if "but no file of trailmap" in problem.what:
+                name = problem.what.split("'")[1]
+                tools = Path(problem.span.path).parent / "tools"
+                assert not list(tools.glob(f"{name}.*")), problem.format()
+            else:
+                assert problem.what.startswith("script ./") and problem.what.endswith(" does not exist")
+                assert not (Path(problem.span.path).parent / problem.what.split()[1]).exists()
+        if rel == PLAYWRIGHT_WORKSPACE:
+            assert found == []
