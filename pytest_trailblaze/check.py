@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
@@ -26,11 +26,12 @@ from .core.loader import TRAIL_FILE_PATTERNS, load_trail, script_problems
 from .core.model import SourceSpan, Trail
 from .core.registry import ToolRegistry
 from .core.staticcheck import CallScope, definition_problems, path_problem, trail_problems, unique
-from .core.tooldef import Tool
+from .core.tooldef import Tool, ToolDescriptor
 from .mcp.server import handshake_timeout_default
 from .mcp.tools import naming_findings
 from .mcp.toolsets import McpToolsets
 from .tools import builtin_tools
+from .typescript.checks import TsCheckOptions, check_typescript
 from .workspace import Target, Workspace, WorkspaceLoader, code_roots, find_config_dir, trail_target
 
 DEFAULT_DRIVERS = {"web": "playwright-native"}
@@ -66,8 +67,11 @@ class Checker:
         servers: bool = True,
         log_dir: Path | None = None,
         allow_outside_code: bool = False,
+        typescript: TsCheckOptions | None = None,
     ) -> None:
         self.builtins = builtin_tools()
+        #: What to do for TypeScript tools: run their tests, type-check them (both by default).
+        self.typescript = typescript or TsCheckOptions()
         self.loader = WorkspaceLoader(
             builtin_names=(t.name for t in self.builtins),
             strict=strict,
@@ -91,6 +95,7 @@ class Checker:
             for path in trail_files(paths):
                 self.check_file(path)
             self.check_definitions()
+            self.check_scripted_tools()
         finally:
             if self._mcp is not None:
                 self._mcp.close()
@@ -165,7 +170,27 @@ class Checker:
                 self.report.problems.append(_unknowable(trail, target, registry))
                 continue
             scopes[platform] = self.scope(trail, target, registry)
-        self.report.problems.extend(trail_problems(trail, scopes))
+        self.report.problems.extend(exempted(trail_problems(trail, scopes), target))
+
+    def check_scripted_tools(self) -> None:
+        """Each workspace's TypeScript tools: editor typings written, types checked, tests run."""
+        for ws in self._workspaces:
+            if ws.ts_tools or any((p.parent / "tools").is_dir() for p in ws.trailmaps.values()):
+                found = check_typescript(ws, lambda t, ws=ws: self.callable(ws, t), self.typescript)
+                self.report.problems.extend(found)
+
+    def callable(self, ws: Workspace, target: Target | None) -> tuple[list[ToolDescriptor], bool]:
+        """The tools a target's sessions can call (its first platform's registry), and whether more
+        may exist than listed (servers not started, or not startable)."""
+        platforms = list(target.platforms) if target else []
+        platform = {"compose": "desktop"}.get(platforms[0], platforms[0]) if platforms else "web"
+        registry = self.registry(ws, target, platform)
+        has_servers = target is not None and bool(target.mcp_servers)
+        if isinstance(registry, TrailblazeError):
+            fallback = ToolRegistry(platform=platform)
+            fallback.register_all([*self.builtins, *ws.tools])
+            return fallback.descriptors(), True
+        return registry.descriptors(), has_servers and not self.servers
 
     def scope(self, trail: Trail, target: Target | None, registry: ToolRegistry) -> CallScope:
         """Unknown names are errors, unless the target's MCP servers were not started."""
@@ -194,6 +219,24 @@ class Checker:
             for tool in ws.tools:
                 if isinstance(tool, Composed):
                     self.report.problems.extend(definition_problems(tool, tool.name, registry, names=names))
+
+
+def exempted(problems: list[Problem], target: Target | None) -> list[Problem]:
+    """A target's ``trail_validation: {exempt: reason}``: its trails' findings stay reported, as
+    warnings that name the reason."""
+    if target is None or not target.exempt:
+        return problems
+    return [
+        replace(p, severity="warning", why=_with_exemption(p.why, target))
+        if p.severity == "error"
+        else p
+        for p in problems
+    ]
+
+
+def _with_exemption(why: str, target: Target) -> str:
+    note = f"target '{target.id}' is exempt from trail validation: {target.exempt}"
+    return f"{why}\n  note: {note}" if why else note
 
 
 def _unknowable(trail: Trail, target: Target | None, error: TrailblazeError) -> Problem:

@@ -25,6 +25,7 @@ from .mcp.server import handshake_timeout_default
 from .mcp.toolsets import McpToolsets
 from .schemas import KINDS, path_of, shipped
 from .tools import builtin_tools
+from .typescript.checks import TsCheckOptions
 from .workspace import Workspace, WorkspaceLoader, find_config_dir, toolbox
 from .workspace.toolbox import callable_tools
 
@@ -46,6 +47,12 @@ def _parser() -> argparse.ArgumentParser:
         help="do not start targets' MCP servers; their tools are then not checked",
     )
     check.add_argument("--allow-outside-code", action="store_true", help=_ALLOW_OUTSIDE_HELP)
+    check.add_argument(
+        "--no-tool-tests", action="store_true", help="do not run the *.test.ts of trailmaps' TypeScript tools"
+    )
+    check.add_argument(
+        "--no-typecheck", action="store_true", help="do not type-check trailmaps' TypeScript tools"
+    )
     box = sub.add_parser("toolbox", help="list the tools an agent is offered for a target and platform")
     box.add_argument("--target", help="target id (default: the workspace's default target)")
     box.add_argument("--platform", choices=PLATFORMS, default="web")
@@ -104,6 +111,7 @@ def run_check(
     config_dir: Path | None,
     servers: bool = True,
     allow_outside_code: bool = False,
+    typescript: TsCheckOptions | None = None,
 ) -> int:
     missing = [p for p in (*paths, *([config_dir] if config_dir else [])) if not p.exists()]
     if missing:
@@ -113,7 +121,11 @@ def run_check(
         print(f"trailblaze check: --config-dir {config_dir}: no trailblaze.yaml there", file=sys.stderr)
         return 2
     checker = Checker(
-        config_dir=config_dir, strict=strict, servers=servers, allow_outside_code=allow_outside_code
+        config_dir=config_dir,
+        strict=strict,
+        servers=servers,
+        allow_outside_code=allow_outside_code,
+        typescript=typescript,
     )
     report = checker.run(paths)
     for problem in report.problems:
@@ -207,6 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 config_dir=args.config_dir,
                 servers=not args.no_servers,
                 allow_outside_code=args.allow_outside_code,
+                typescript=TsCheckOptions(tests=not args.no_tool_tests, typecheck=not args.no_typecheck),
             )
         if args.command == "schema":
             return run_schema(args.kind, args.output)
