@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,7 @@ from .mcp.toolsets import McpToolsets
 from .tools import builtin_tools
 from .typescript.checks import TsCheckOptions, check_typescript
 from .workspace import Target, Workspace, WorkspaceLoader, code_roots, find_config_dir, trail_target
+from .workspace.exemption import exempted
 
 DEFAULT_DRIVERS = {"web": "playwright-native"}
 
@@ -219,24 +220,6 @@ class Checker:
             for tool in ws.tools:
                 if isinstance(tool, Composed):
                     self.report.problems.extend(definition_problems(tool, tool.name, registry, names=names))
-
-
-def exempted(problems: list[Problem], target: Target | None) -> list[Problem]:
-    """A target's ``trail_validation: {exempt: reason}``: its trails' findings stay reported, as
-    warnings that name the reason."""
-    if target is None or not target.exempt:
-        return problems
-    return [
-        replace(p, severity="warning", why=_with_exemption(p.why, target))
-        if p.severity == "error"
-        else p
-        for p in problems
-    ]
-
-
-def _with_exemption(why: str, target: Target) -> str:
-    note = f"target '{target.id}' is exempt from trail validation: {target.exempt}"
-    return f"{why}\n  note: {note}" if why else note
 
 
 def _unknowable(trail: Trail, target: Target | None, error: TrailblazeError) -> Problem:

@@ -175,6 +175,17 @@ export declare function run(options?: RunOptions): Promise<void>;
 /** The context of an MCP `tools/call` from its `_meta` (`extra._meta` in the MCP SDK). */
 export declare function fromMeta(meta: unknown, logger?: TrailblazeLogger): TrailblazeContext | undefined;
 
+/** For an MCP server on the official SDK: the call's `tools` client and context (from `extra`). */
+export declare function client(extra: unknown): { tools: TrailblazeToolMethods; ctx: TrailblazeContext | undefined };
+
+/** A return value as an MCP result that carries the memory `ctx.memory` wrote. */
+export declare function result(value: unknown, ctx?: TrailblazeContext): {
+  content: Array<{ type: "text"; text: string }>;
+  structuredContent?: unknown;
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+};
+
 /** zod, when installed beside the tools. */
 export declare const z: any;
 
@@ -182,6 +193,8 @@ export declare const trailblaze: {
   readonly tool: typeof tool;
   readonly run: typeof run;
   readonly fromMeta: typeof fromMeta;
+  readonly client: typeof client;
+  readonly result: typeof result;
 };
 export default trailblaze;
 

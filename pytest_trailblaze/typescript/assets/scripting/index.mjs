@@ -16,6 +16,32 @@ import {
 
 export { fromMeta, ToolCallError };
 
+/** Answers a `trailblaze/callTool` request without a schema of its own (MCP SDK `sendRequest`). */
+const ANY_RESULT = Object.freeze({ safeParse: (data) => ({ success: true, data }), parse: (data) => data });
+
+/**
+ * For an MCP server written with the official SDK: the `{ tools }` client of the call `extra`
+ * belongs to, calling the trail's tools over the same connection, and the call's context.
+ *
+ *   server.registerTool("shop_checkout", { inputSchema: {} }, async (_args, extra) => {
+ *     const { tools, ctx } = trailblaze.client(extra);
+ *     await tools.web_click({ ref: "css=#checkout" });
+ *     return trailblaze.result("Checked out.", ctx);
+ *   });
+ */
+export function client(extra) {
+  const meta = extra?._meta ?? extra?.request?.params?._meta;
+  const ctx = fromMeta(meta);
+  const envelope = meta?.trailblaze ?? {};
+  const session = { request: (method, params) => extra.sendRequest({ method, params }, ANY_RESULT) };
+  return { tools: callbackTools(session, envelope, ctx?.memory), ctx };
+}
+
+/** A tool's return value as an MCP result, carrying the memory `ctx.memory` wrote back to the trail. */
+export function result(value, ctx) {
+  return toCallResult(value, ctx?.memory, { raw: true });
+}
+
 /** Marks a typed tool so the host can tell it from a plain exported function. */
 export const TOOL_MARK = Symbol.for("trailblaze.tool");
 const pending = [];
@@ -115,5 +141,5 @@ export const z = loadZod() ??
     },
   });
 
-export const trailblaze = Object.freeze({ tool, run, fromMeta });
+export const trailblaze = Object.freeze({ tool, run, fromMeta, client, result });
 export default trailblaze;
