@@ -14,7 +14,7 @@ import hashlib
 import json
 import os
 import subprocess
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -93,14 +93,16 @@ def analyze(
     tool_map: Callable[[], tuple[str, str]],
     map_key: str,
     typecheck: str = "tools",
+    depends_on: Iterable[Path] = (),
 ) -> Analysis:
     """The analysis of ``files`` (inside ``tools_dir``), from the cache when nothing changed.
 
+    ``depends_on``: other files whose change must invalidate the cache (the helpers tools import).
     ``tool_map`` builds the typings of the tools ``ctx.tools`` may call (declarations, then the
     ``TrailblazeToolMap`` members), only on a cache miss: it is not free; ``map_key`` stands for
     them in the cache key.
     """
-    contents = {f: f.read_bytes() for f in files}
+    contents = {f: f.read_bytes() for f in dict.fromkeys([*files, *depends_on])}
     key = _cache_key(tools_dir, contents, typescript, map_key, typecheck)
     path = cache_root() / "ts-analysis" / key[:2] / f"{key}.json"
     try:

@@ -85,7 +85,7 @@ def discover(trailmap: str, trailmap_dir: Path, tool_map: ToolMap) -> tuple[list
     sidecars = _sidecars(tools_dir, problems)
     files = list(code_files(tools_dir))
     typed_files = [f for f in files if f.suffix in (".ts", ".mts") and _mentions_sdk(f)]
-    analysis = _analysis(trailmap_dir, tools_dir, typed_files, tool_map, problems)
+    analysis = _analysis(trailmap_dir, tools_dir, typed_files, files, tool_map, problems)
     defs: dict[str, TsToolDef] = {}
     for name, exports in analysis.typed.items():
         first = exports[0]
@@ -123,7 +123,12 @@ def _sidecars(tools_dir: Path, problems: list[Problem]) -> list[SidecarTool]:
 
 
 def _analysis(
-    trailmap_dir: Path, tools_dir: Path, files: list[Path], tool_map: ToolMap, problems: list[Problem]
+    trailmap_dir: Path,
+    tools_dir: Path,
+    files: list[Path],
+    every_file: list[Path],
+    tool_map: ToolMap,
+    problems: list[Problem],
 ) -> Analysis:
     """The compiler's reading of ``files``; without a compiler, exports found by their shape."""
     if not files:
@@ -135,7 +140,13 @@ def _analysis(
         problems.append(Problem(SourceSpan(shown(trailmap_dir / "trailmap.yaml"), 1, 1), *_no_compiler()))
         return _by_shape(files)
     analysis = analyze(
-        tools_dir, files, typescript=typescript, node=node, tool_map=tool_map.build, map_key=tool_map.key
+        tools_dir,
+        files,
+        typescript=typescript,
+        node=node,
+        tool_map=tool_map.build,
+        map_key=tool_map.key,
+        depends_on=every_file,
     )
     if analysis.failure is not None:
         problems.append(Problem(SourceSpan(shown(tools_dir), 1, 1), analysis.failure))

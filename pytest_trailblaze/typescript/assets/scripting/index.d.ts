@@ -121,8 +121,8 @@ export interface TrailheadSpec {
 export interface TrailblazeTypedToolSpec {
   /** The description agents read; wins over the TSDoc above the export. */
   description?: string;
-  supportedPlatforms?: ("web" | "android" | "ios" | "desktop")[];
-  supportedDrivers?: string[];
+  supportedPlatforms?: readonly ("web" | "android" | "ios" | "desktop")[];
+  supportedDrivers?: readonly string[];
   /** A hint for catalogs: the tool needs a live session. */
   requiresContext?: boolean;
   requiresHost?: boolean;
