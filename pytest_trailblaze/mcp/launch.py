@@ -129,7 +129,7 @@ def script_argv(script: Path) -> tuple[str, ...]:
     _require_dependencies(real)
     bun = find_bun()
     if bun:
-        return (bun, "--preload", str(SCRIPTING / "bun-preload.mjs"), "run", str(script))
+        return (bun, "run", "--preload", str(SCRIPTING / "bun-preload.mjs"), str(script))
     node = shutil.which("node")
     if suffix in (".js", ".mjs", ".cjs") and node:
         return (node, str(script))

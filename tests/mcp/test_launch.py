@@ -56,7 +56,7 @@ def test_the_missing_runtime_reaches_the_session_as_a_server_error(toolsets, fx)
 def test_bun_is_preferred_when_it_is_on_path(fx) -> None:
     with fx.path_set(fx.with_bun()):
         launch = resolve_server(fx.script("ts_server.ts"), fx.DECLARED)
-    assert launch.argv == (str(fx.NODE_BIN / "bun"), "--preload", PRELOAD, "run", str(fx.TS_SERVER))
+    assert launch.argv == (str(fx.NODE_BIN / "bun"), "run", "--preload", PRELOAD, str(fx.TS_SERVER))
     assert launch.cwd == fx.SERVERS
     assert launch.toolset_file == fx.TS_SERVER
 

@@ -105,7 +105,7 @@ def test_typescript_server_on_node_and_tsx_registers_its_tools(ts_node_tools, fx
 def test_typescript_server_on_bun_registers_its_tools(ts_bun_tools, fx) -> None:
     assert set(ts_bun_tools) == TS_WEB
     server = ts_bun_tools["tsfx_echo"].server
-    assert server.launch.argv == (str(fx.NODE_BIN / "bun"), "--preload", PRELOAD, "run", str(fx.TS_SERVER))
+    assert server.launch.argv == (str(fx.NODE_BIN / "bun"), "run", "--preload", PRELOAD, str(fx.TS_SERVER))
     registry = fx.registry_of(list(ts_bun_tools.values()))
     assert fx.run_tool(registry, "tsfx_echo", {"message": "from bun"}).message == "from bun"
     env = _json(fx.run_tool(registry, "tsfx_env").message)
