@@ -109,6 +109,7 @@ class Checker:
         if fresh:
             self.report.workspaces += 1
             self.report.problems.extend(ws.problems)
+            self.report.problems.extend(p for listed in ws.unlisted.values() for _, p in listed)
             self._workspaces.append(ws)
         return ws
 

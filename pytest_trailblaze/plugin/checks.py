@@ -49,6 +49,8 @@ def static_problems(
             continue
         judged = names_are_known(trail, target) and drivable(config, platform)
         scopes[platform] = CallScope(registry, declared, unknown="error" if judged else "ignore")
+        if workspace is not None and drivable(config, platform):  # a listed tool no file provides
+            problems += [p for p in workspace.listing_problems(target, platform) if p not in problems]
     return problems + exempted(trail_problems(trail, scopes), target)
 
 

@@ -110,31 +110,37 @@ def analyze(
         return _from_answer(raw, tools_dir, from_cache=True)
     except (OSError, ValueError, KeyError, TypeError):
         pass
-    declarations, members = tool_map()
-    request = {
-        "typescript": str(typescript.module),
-        "sdk": str(ASSETS / "scripting"),
-        "files": [str(f) for f in files],
-        "toolTypes": declarations,
-        "toolMap": members,
-        "typecheck": typecheck,
-    }
-    try:
-        done = subprocess.run(
-            [node, str(ANALYZER)],
-            input=json.dumps(request),
-            capture_output=True,
+    try:  # the compiler loads while the typings of the callable tools are built
+        process = subprocess.Popen(
+            [node, str(ANALYZER), str(typescript.module)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            timeout=ANALYSIS_TIMEOUT_S,
             cwd=tools_dir,
-            check=False,
         )
-    except (OSError, subprocess.TimeoutExpired) as exc:
+    except OSError as exc:
         return Analysis(failure=f"the TypeScript analyzer could not run: {first_line(exc)}")
-    if done.returncode != 0:
-        tail = "\n".join(done.stderr.strip().splitlines()[-8:])
-        return Analysis(failure=f"the TypeScript analyzer failed (exit {done.returncode}):\n{tail}")
-    raw = _relative(json.loads(done.stdout), tools_dir)
+    try:
+        declarations, members = tool_map()
+        request = {
+            "sdk": str(ASSETS / "scripting"),
+            "files": [str(f) for f in files],
+            "toolTypes": declarations,
+            "toolMap": members,
+            "typecheck": typecheck,
+        }
+        stdout, stderr = process.communicate(json.dumps(request), timeout=ANALYSIS_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return Analysis(failure=f"the TypeScript analyzer did not finish within {ANALYSIS_TIMEOUT_S:g} s")
+    finally:
+        if process.poll() is None:  # timed out, interrupted, or the typings failed: never left behind
+            process.kill()
+            process.communicate()
+    if process.returncode != 0:
+        tail = "\n".join(stderr.strip().splitlines()[-8:])
+        return Analysis(failure=f"the TypeScript analyzer failed (exit {process.returncode}):\n{tail}")
+    raw = _relative(json.loads(stdout), tools_dir)
     _store(path, raw)
     return _from_answer(raw, tools_dir, from_cache=False)
 

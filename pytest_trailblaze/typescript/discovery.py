@@ -23,7 +23,7 @@ from ..core.model import SourceSpan
 from ..core.yamlsource import Source
 from .analysis import Analysis, TypedExport, analyze
 from .runtime import NO_TYPESCRIPT, find_node, find_typescript
-from .sidecars import SidecarTool, is_sidecar, read_sidecar
+from .sidecars import MissingScript, SidecarTool, is_sidecar, read_sidecar
 
 SDK = "@trailblaze/scripting"
 CODE_SUFFIXES = (".ts", ".mts", ".js", ".mjs")
@@ -76,13 +76,24 @@ def code_files(tools_dir: Path) -> Iterator[Path]:
             yield path
 
 
-def discover(trailmap: str, trailmap_dir: Path, tool_map: ToolMap) -> tuple[list[TsToolDef], list[Problem]]:
+@dataclass
+class Discovered:
+    """A trailmap's TypeScript tools, the problems of its files, and the problems that only mean
+    some declared tool is missing (a descriptor's script is not there)."""
+
+    tools: list[TsToolDef] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    missing: list[Problem] = field(default_factory=list)
+
+
+def discover(trailmap: str, trailmap_dir: Path, tool_map: ToolMap) -> Discovered:
     """The TypeScript tools of one trailmap and the problems found reading them."""
     tools_dir = trailmap_dir / "tools"
     if not tools_dir.is_dir():
-        return [], []
+        return Discovered()
     problems: list[Problem] = []
-    sidecars = _sidecars(tools_dir, problems)
+    missing: list[Problem] = []
+    sidecars = _sidecars(tools_dir, problems, missing)
     files = list(code_files(tools_dir))
     typed_files = [f for f in files if f.suffix in (".ts", ".mts") and _mentions_sdk(f)]
     analysis = _analysis(trailmap_dir, tools_dir, typed_files, files, tool_map, problems)
@@ -95,7 +106,7 @@ def discover(trailmap: str, trailmap_dir: Path, tool_map: ToolMap) -> tuple[list
     for sidecar in sidecars:
         _merge_sidecar(trailmap, tools_dir, sidecar, defs, analysis, problems)
     problems += [_diagnostic(d.file, d.line, d.col, d.code, d.message) for d in analysis.diagnostics]
-    return list(defs.values()), problems
+    return Discovered(list(defs.values()), problems, missing)
 
 
 def _mentions_sdk(path: Path) -> bool:
@@ -105,7 +116,7 @@ def _mentions_sdk(path: Path) -> bool:
         return False
 
 
-def _sidecars(tools_dir: Path, problems: list[Problem]) -> list[SidecarTool]:
+def _sidecars(tools_dir: Path, problems: list[Problem], missing: list[Problem]) -> list[SidecarTool]:
     """The descriptors of ``tools/``: ``<name>.yaml`` files with a ``script:`` (others are not ours)."""
     found: list[SidecarTool] = []
     for path in sorted(tools_dir.glob("*.y*ml")):
@@ -117,7 +128,10 @@ def _sidecars(tools_dir: Path, problems: list[Problem]) -> list[SidecarTool]:
         except (OSError, UnicodeDecodeError):
             continue
         if isinstance(node, MappingNode) and any(str(k.value) == "script" for k, _ in node.value):
-            found += read_sidecar(src, node, path, tools_dir)
+            try:
+                found += read_sidecar(src, node, path, tools_dir)
+            except MissingScript as gone:
+                missing.append(gone.problem)
             problems += src.problems
     return found
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Hashable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,11 +37,16 @@ _FRAME = re.compile(r"(?:\(|at |@)((?:file://)?/[^():\s]+):(\d+):(\d+)\)?\s*$")
 
 class TsHosts:
     """This worker's TypeScript hosts, by (session scope, tools folder); a companion of its
-    ``McpToolsets`` (the same loop, log folder, masking, timeouts and teardown)."""
+    ``McpToolsets`` (the same loop, log folder, masking, timeouts and teardown).
+
+    A session's hosts start in the background as soon as its registry is built (the browser
+    starts meanwhile), so a trail's first TypeScript call finds its host ready."""
 
     def __init__(self, mcp: McpToolsets) -> None:
         self.mcp = mcp
         self._hosts: dict[tuple[Hashable, Path], McpServer] = {}
+        self._starting: dict[tuple[Hashable, Path], Future[McpServer]] = {}
+        self._starter = ThreadPoolExecutor(max_workers=2, thread_name_prefix="trailblaze-ts-host")
         self._sessions: dict[Hashable, str] = {}
         self._logs: dict[Hashable, list[Path]] = {}
 
@@ -55,15 +61,29 @@ class TsHosts:
             d = tool.definition
             manifests.setdefault(d.tools_dir, {})[d.name] = {"file": str(d.file), "export": d.export}
         session = self._sessions.setdefault(scope, new_session_id(self.mcp.worker))
-        return TsBinding(self, scope, session, target, device, manifests)
+        binding = TsBinding(self, scope, session, target, device, manifests)
+        for tools_dir in manifests:
+            key = (scope, tools_dir)
+            if key not in self._hosts and key not in self._starting:
+                self._starting[key] = self._starter.submit(self._start, binding, tools_dir)
+        return binding
 
     def server(self, binding: TsBinding, tools_dir: Path) -> McpServer:
+        """The running host of the binding's scope and ``tools_dir`` (started now if it is not, or
+        afresh if it was stopped after a timeout)."""
         key = (binding.scope, tools_dir)
+        starting = self._starting.pop(key, None)
+        if starting is not None:
+            self._hosts[key] = starting.result()  # its start-up error, if any, is the call's
         running = self._hosts.get(key)
         if running is not None and not running.broken:
             return running
         if running is not None:
             running.stop()
+        self._hosts[key] = self._start(binding, tools_dir)
+        return self._hosts[key]
+
+    def _start(self, binding: TsBinding, tools_dir: Path) -> McpServer:
         try:
             runtime = find_runtime((tools_dir.resolve(),))
         except ConfigurationError as exc:
@@ -83,7 +103,6 @@ class TsHosts:
             raise FatalToolError(
                 f"the TypeScript tools of trailmap '{trailmap}' could not start:\n{exc}"
             ) from None
-        self._hosts[key] = server
         self._logs.setdefault(binding.scope, []).append(server.connection.log_path)
         return server
 
@@ -91,9 +110,15 @@ class TsHosts:
         return [path for path in self._logs.get(scope, []) if path.exists()]
 
     def close(self) -> None:
+        """Stop the hosts; one still starting is left to the loop's close, which kills it."""
+        for key, starting in list(self._starting.items()):
+            if starting.done() and starting.exception() is None:
+                self._hosts.setdefault(key, starting.result())
+        self._starter.shutdown(wait=False, cancel_futures=True)
         for server in self._hosts.values():
             server.stop()
         self._hosts.clear()
+        self._starting.clear()
 
 
 @dataclass

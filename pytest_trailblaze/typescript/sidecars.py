@@ -103,9 +103,17 @@ def is_sidecar(path: Path) -> bool:
     )
 
 
+class MissingScript(Exception):
+    """A descriptor's ``script:`` is not there: the tools it declares are missing, nothing else."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.what)
+        self.problem = problem
+
+
 def read_sidecar(src: Source, node: Node, path: Path, tools_dir: Path) -> list[SidecarTool]:
-    """The tools a descriptor declares; problems (a bad name, a script outside ``tools/`` or
-    missing) go to ``src`` at their lines."""
+    """The tools a descriptor declares; problems (a bad name, a script outside ``tools/``) go to
+    ``src`` at their lines; a missing script raises ``MissingScript``."""
     sidecar = validate(src, node, Sidecar, path.name)
     if sidecar is None:
         return []
@@ -120,13 +128,14 @@ def read_sidecar(src: Source, node: Node, path: Path, tools_dir: Path) -> list[S
         )
         return []
     if not script.is_file():
-        src.problem(
-            script_node,
-            f"script {sidecar.script} does not exist",
-            why=f"it resolves to {script}, relative to {path.name}",
-            fix="fix the path: it starts at the descriptor's folder",
+        raise MissingScript(
+            Problem(
+                src.span(script_node),
+                f"script {sidecar.script} does not exist",
+                why=f"it resolves to {script}, relative to {path.name}",
+                fix="fix the path: it starts at the descriptor's folder",
+            )
         )
-        return []
     entries = sidecar.tools if sidecar.tools is not None else [_single(sidecar, path)]
     tools = []
     for index, entry in enumerate(entries):
@@ -144,5 +153,3 @@ def _single(sidecar: Sidecar, path: Path) -> SidecarEntry:
     return SidecarEntry.model_validate(fields)
 
 
-def sidecar_problem(tool: SidecarTool, what: str, fix: str) -> Problem:
-    return Problem(tool.span, what, fix=fix)

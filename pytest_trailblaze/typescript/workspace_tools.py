@@ -33,9 +33,10 @@ def add_ts_tools(ws: Workspace, trailmaps: Iterable[Loaded], builtin_names: froz
     tool_map = _collection_map(ws)
     taken = {tool.name: _where(tool) for tool in ws.tools}
     for manifest, _, _, path in trailmaps:
-        defs, problems = discover(manifest.id, path.parent, tool_map)
-        ws.problems.extend(problems)
-        for definition in defs:
+        found = discover(manifest.id, path.parent, tool_map)
+        ws.problems.extend(found.problems)
+        ws.unlisted.setdefault(_target_id(manifest), []).extend((None, p) for p in found.missing)
+        for definition in found.tools:
             clash = _clash(definition, builtin_names, taken)
             if clash is not None:
                 ws.problems.append(clash)
@@ -44,7 +45,18 @@ def add_ts_tools(ws: Workspace, trailmaps: Iterable[Loaded], builtin_names: froz
             ws.ts_tools[definition.name] = definition
             ws.tools.append(TsTool(definition))
     for loaded in trailmaps:
-        ws.problems.extend(listed_problems(ws, *loaded))
+        manifest = loaded[0]
+        for platform, problem in listed_problems(ws, *loaded):
+            if platform == "any-rule":
+                ws.problems.append(problem)
+            else:
+                ws.unlisted.setdefault(_target_id(manifest), []).append((platform, problem))
+    for key in [k for k, v in ws.unlisted.items() if not v]:
+        del ws.unlisted[key]
+
+
+def _target_id(manifest: TrailmapManifest) -> str:
+    return (manifest.target.id if manifest.target else None) or manifest.id
 
 
 def _where(tool: Any) -> str:
@@ -90,13 +102,14 @@ def _collection_map(ws: Workspace) -> ToolMap:
 
 def listed_problems(
     ws: Workspace, manifest: TrailmapManifest, node: Node, src: Source, path: Path
-) -> list[Problem]:
-    """Names under ``target.tools`` / ``platforms.<p>.tools`` that no file provides, and tools
-    listed under a platform they do not run on alone."""
+) -> list[tuple[str | None, Problem]]:
+    """Names under ``target.tools`` / ``platforms.<p>.tools`` that no file provides (with the
+    platform of the list, None for every platform), and tools listed under a platform they do not
+    run on alone (``"any-rule"``: a manifest error, whoever runs)."""
     target = manifest.target
     if target is None:
         return []
-    problems = []
+    problems: list[tuple[str | None, Problem]] = []
     tools_dir = path.parent / "tools"
     # a descriptor's own problems (a missing script) already say why its tool is not there
     described = {p.stem for p in tools_dir.glob("*.y*ml") if is_sidecar(p)} if tools_dir.is_dir() else set()
@@ -111,11 +124,11 @@ def listed_problems(
             name = str(getattr(entry, "value", ""))
             if name not in known:
                 if not target.mcp_servers:
-                    problems.append(_unexported(manifest.id, name, src, entry, where, known))
+                    problems.append((platform, _unexported(manifest.id, name, src, entry, where, known)))
                 continue
             definition = ws.ts_tools.get(name)
             if platform is not None and definition is not None:
-                problems += _platform_rule(definition, platform, src, entry)
+                problems += [("any-rule", p) for p in _platform_rule(definition, platform, src, entry)]
     return problems
 
 

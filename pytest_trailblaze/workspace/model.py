@@ -91,6 +91,17 @@ class Workspace:
     tools: list[Tool] = field(default_factory=list)
     #: The trailmaps' TypeScript tools by name (``typescript.discovery.TsToolDef``).
     ts_tools: dict[str, Any] = field(default_factory=dict)
+    #: Tools a target lists that no file provides, by target id: (platform the list belongs to,
+    #: or None for ``target.tools``; the problem). They fail that target's trails on that platform
+    #: (wherever it can run) and ``trailblaze check``, not every trail of the workspace.
+    unlisted: dict[str, list[tuple[str | None, Problem]]] = field(default_factory=dict)
+
+    def listing_problems(self, target: Target | None, platform: str) -> list[Problem]:
+        """The problems of the tools ``target`` lists for ``platform`` (``desktop`` is ``compose``)."""
+        if target is None:
+            return []
+        key = PLATFORM_KEY.get(platform, platform)
+        return [p for where, p in self.unlisted.get(target.id, []) if where in (None, key)]
 
     @property
     def errors(self) -> list[Problem]:

@@ -141,7 +141,9 @@ def test_a_listed_name_no_file_exports_is_an_error_at_its_trailmap_line(tmp_path
         {"shop_web_search.ts": SEARCH, "shop_shared.ts": SHARED},
         ["shop_web_search", "shop_web_serch"],
     )
-    [problem] = ws.errors
+    assert ws.errors == [], "it fails the target's trails, not every trail of the workspace"
+    [(platform, problem)] = ws.unlisted["shop"]
+    assert platform is None
     assert at(problem) == ("trailmap.yaml", 6, 7)
     assert problem.what == "target.tools lists 'shop_web_serch', but no file of trailmap 'shop' provides it"
     assert problem.fix == "did you mean 'shop_web_search'?"
@@ -350,7 +352,7 @@ def test_a_warm_load_does_no_typescript_work(tmp_path: Path, ts, monkeypatch: py
     def no_subprocess(*args: object, **kwargs: object) -> None:
         raise AssertionError(f"TypeScript work on a warm load: {args}")
 
-    monkeypatch.setattr(subprocess, "run", no_subprocess)
+    monkeypatch.setattr(subprocess, "Popen", no_subprocess)
     warm = load(tmp_path)
     assert warm is not cold
     assert warm.ts_tools["shop_web_search"].schema == cold.ts_tools["shop_web_search"].schema

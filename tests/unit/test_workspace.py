@@ -1082,7 +1082,7 @@ def scoping(ws: Workspace) -> list[Problem]:
 
 def unexported(ws: Workspace) -> list[str]:
     """The listed tool names no file provides (the scoping fixtures list names without files)."""
-    return [p.what.split("'")[1] for p in ws.errors if "but no file of trailmap" in p.what]
+    return [p.what.split("'")[1] for listed in ws.unlisted.values() for _, p in listed]
 
 
 def test_unscoped_target_tools_are_one_warning(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 // which exports are typed tools, their input JSON Schema (from the `<I>` type argument), result
 // schema, description (TSDoc) and spec (literal values), plus syntax and type errors.
 //
-//   node analyze.mjs < request.json > answer.json
+//   node analyze.mjs <typescript.js> < request.json > answer.json
 //
 // The request: { typescript, sdk, files, toolTypes, toolMap, typecheck: "tools" | "all" | "none" }:
 // `toolTypes` are declarations the `toolMap` members (of `TrailblazeToolMap`) refer to.
@@ -11,8 +11,9 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 
+// The compiler loads while the caller is still writing the request (it builds the tool typings).
+const ts = createRequire(import.meta.url)(process.argv[2]);
 const request = JSON.parse(readFileSync(0, "utf8"));
-const ts = createRequire(import.meta.url)(request.typescript);
 const SDK_MODULE = "@trailblaze/scripting";
 const MAP_FILE = path.join(request.sdk, "__trailmap_tools__.d.ts");
 const SPEC_FLAGS = ["requiresContext", "requiresHost", "surfaceToLlm", "isRecordable"];

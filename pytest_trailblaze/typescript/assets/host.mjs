@@ -77,3 +77,9 @@ serveStdio({
   listTools: () => Object.keys(manifest).map((name) => ({ name, inputSchema: { type: "object" } })),
   callTool,
 });
+
+// Load (and transpile) the tool files now, while the trail gets ready, not at the first call; a
+// file that fails to load fails the calls of its tools, with its error.
+setTimeout(() => {
+  for (const { file } of Object.values(manifest)) load(file).catch(() => {});
+}, 0);
