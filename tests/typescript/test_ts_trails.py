@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -313,3 +314,51 @@ def test_a_secret_never_leaves_through_a_typescript_tool(
     assert found == []
     logs = [p for p in pytester.path.rglob("*.log") if "ts-shop" in p.name]
     assert logs and all("stderr ********" in p.read_text() for p in logs[:1])
+
+
+def test_a_listed_tool_no_file_provides_fails_that_targets_trails_where_they_run(
+    pytester: pytest.Pytester, ts
+) -> None:
+    shop = (
+        "id: shop\ntarget:\n  display_name: Shop\n  tools: [shop_web_missing]\n"
+        "  platforms:\n    web: {}\n    android:\n      tools: [shop_android_missing]\n"
+    )
+    bank = "id: bank\ntarget:\n  display_name: Bank\n  platforms:\n    web: {}\n"
+    step = (
+        "trail:\n  - step: Wait\n    recording:\n      {platform}:\n"
+        "        - wait: {{ timeToWaitInSeconds: 1 }}\n"
+    )
+    ts.write_tree(
+        pytester.path,
+        {
+            "trails/config/trailblaze.yaml": "targets: [shop, bank]\n",
+            "trails/config/trailmaps/shop/trailmap.yaml": shop,
+            "trails/config/trailmaps/bank/trailmap.yaml": bank,
+            "trails/shop-web.trail.yaml": "config:\n  target: shop\n" + step.format(platform="web"),
+            "trails/shop-android.trail.yaml": "config:\n  target: shop\n" + step.format(platform="android"),
+            "trails/bank-web.trail.yaml": "config:\n  target: bank\n" + step.format(platform="web"),
+        },
+    )
+    result = pytester.runpytest_subprocess(*FAST, "--collect-only", "-q", "trails")
+    out = result.stdout.str()
+    assert "trails/bank-web.trail.yaml::bank-web[web]" in out
+    assert "trails/shop-android.trail.yaml::shop-android[android]" in out, (
+        "android cannot run here: not judged"
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR collecting trails/shop-web.trail.yaml*",
+            "trails/config/trailmaps/shop/trailmap.yaml:4:11: target.tools lists 'shop_web_missing', "
+            "but no file of trailmap 'shop' provides it",
+        ]
+    )
+    assert "shop_android_missing" not in out
+    checked = pytester.run(sys.executable, "-m", "pytest_trailblaze.cli", "check", "trails")
+    assert checked.ret == 1
+    checked.stdout.fnmatch_lines(
+        [
+            "trails/config/trailmaps/shop/trailmap.yaml:4:11: target.tools lists 'shop_web_missing'*",
+            "trails/config/trailmaps/shop/trailmap.yaml:8:15: target.platforms.android.tools lists "
+            "'shop_android_missing'*",
+        ]
+    )
