@@ -362,3 +362,14 @@ def test_a_listed_tool_no_file_provides_fails_that_targets_trails_where_they_run
             "'shop_android_missing'*",
         ]
     )
+
+
+def test_trail_arguments_are_checked_against_the_ts_schema_at_collection(
+    pytester: pytest.Pytester, ts
+) -> None:
+    trails = own_workspace(pytester, ts, heading="x")
+    trail = trails / "heading-0.trail.yaml"
+    trail.write_text(trail.read_text().replace('{ heading: "x" }', "{ headng: x }"))
+    result = pytester.runpytest_subprocess(*FAST, "--collect-only", str(trails))
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*heading-0.trail.yaml:12:*shop_web_checkHeading*", "*headng*"])
