@@ -74,8 +74,7 @@ def one_round(ws: Any, logs: Path, calls: int) -> tuple[float, float, float, flo
         hosts = TsHosts.of(mcp)
         binding = hosts.binding("bench", ws.targets["bench"], DEVICE, scripted)
         registry.register_all([*bind(ws.tools, binding), bench_noop])
-        for starting in list(hosts._starting.values()):  # the session meanwhile starts its browser
-            starting.result()
+        hosts.ready()  # the session meanwhile starts its browser
         startup = time.perf_counter() - began
         ctx = ToolContext(registry, Memory(), DEVICE)
         began = time.perf_counter()

@@ -68,6 +68,11 @@ class TsHosts:
                 self._starting[key] = self._starter.submit(self._start, binding, tools_dir)
         return binding
 
+    def ready(self) -> None:
+        """Wait until the hosts starting in the background are up (or have failed)."""
+        for starting in list(self._starting.values()):
+            starting.exception()
+
     def server(self, binding: TsBinding, tools_dir: Path) -> McpServer:
         """The running host of the binding's scope and ``tools_dir`` (started now if it is not, or
         afresh if it was stopped after a timeout)."""

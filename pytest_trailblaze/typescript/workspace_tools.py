@@ -16,6 +16,7 @@ from typing import Any
 from yaml.nodes import Node, SequenceNode
 
 from ..core.errors import Problem
+from ..core.naming import check_tool_name
 from ..core.yamlsource import Source, did_you_mean
 from ..workspace.model import Workspace
 from ..workspace.schema import TrailmapManifest, node_at
@@ -27,8 +28,11 @@ from .tools import TsTool
 Loaded = tuple[TrailmapManifest, Node, Source, Path]
 
 
-def add_ts_tools(ws: Workspace, trailmaps: Iterable[Loaded], builtin_names: frozenset[str]) -> None:
-    """Discover every trailmap's TypeScript tools into ``ws``; problems into ``ws.problems``."""
+def add_ts_tools(
+    ws: Workspace, trailmaps: Iterable[Loaded], builtin_names: frozenset[str], *, strict: bool = False
+) -> None:
+    """Discover every trailmap's TypeScript tools into ``ws``; problems into ``ws.problems``
+    (the naming convention's findings as warnings, errors when ``strict``)."""
     trailmaps = list(trailmaps)
     tool_map = _collection_map(ws)
     taken = {tool.name: _where(tool) for tool in ws.tools}
@@ -42,6 +46,16 @@ def add_ts_tools(ws: Workspace, trailmaps: Iterable[Loaded], builtin_names: froz
                 ws.problems.append(clash)
                 continue
             taken[definition.name] = str(definition.span)
+            ws.problems += [
+                Problem(
+                    definition.span,
+                    f.what,
+                    f.why,
+                    f.fix,
+                    "error" if strict or f.severity == "error" else "warning",
+                )
+                for f in check_tool_name(definition.name)
+            ]
             ws.ts_tools[definition.name] = definition
             ws.tools.append(TsTool(definition))
     for loaded in trailmaps:

@@ -161,7 +161,7 @@ class _Load:
         if wanted:
             from ..typescript.workspace_tools import add_ts_tools
 
-            add_ts_tools(self.ws, wanted, self.loader.builtin_names)
+            add_ts_tools(self.ws, wanted, self.loader.builtin_names, strict=self.loader.strict)
 
     def read_config(self, path: Path) -> None:
         src, node = self.read(path)

@@ -150,7 +150,7 @@ TRAILS = {
               web:
                 - sweep_echo: { value: "{{password}}" }
         """,
-    "trails/ts_tool.trail.yaml": """
+    "trails/a_ts_tool.trail.yaml": """  # before the MCP server crashes (scope sw)
         config: { id: sweep/ts-tool, target: sw }
         trail:
           - step: Leak through a TypeScript tool
@@ -284,11 +284,11 @@ def test_no_byte_of_a_secret_leaves_the_run(pytester: pytest.Pytester, tb, monke
     assert len(list(out.rglob("snapshots/*.hierarchy.txt"))) == 2, "snapshots not taken"
     assert list((out / "mcp-logs").glob("*.log")), "no MCP log"
     ts_logs = list((out / "mcp-logs").glob("*-ts-sw.log"))
-    assert ts_logs and "ts stderr ********" in ts_logs[0].read_text(), "no TypeScript host log"
+    assert any("ts stderr ********" in p.read_text() for p in ts_logs), "no TypeScript host log"
     assert list(out.rglob("mcp-*.log")), "no per-test copy of an MCP log"
     assert (pytester.path / ".pytest_cache" / "v" / "cache" / "lastfailed").is_file()
     # evidence (issue 10): live progress (-v), records, summary, HTML report, JUnit step properties
-    assert len(list(out.rglob("record.json"))) == 4, "trail records not written"
+    assert len(list(out.rglob("record.json"))) == 5, "trail records not written"
     assert (out / "summary.json").is_file() and (pytester.path / "report.html").is_file()
     assert "Log in with ********" in (pytester.path / "report.html").read_text()
     assert "step 1/1 Log in with ******** … ✗" in serial.stdout.str()

@@ -347,7 +347,7 @@ function withLocalImports(files, options, host) {
       if (!ref.fileName.startsWith(".")) continue;
       const resolved = ts.resolveModuleName(ref.fileName, file, options, host).resolvedModule?.resolvedFileName;
       if (!resolved || resolved.endsWith(".d.ts") || found.has(resolved)) continue;
-      if (!resolved.startsWith(path.dirname(files[0] ?? file))) continue;
+      if (!resolved.startsWith(process.cwd() + path.sep)) continue; // the tools folder (the cwd)
       found.add(resolved);
       pending.push(resolved);
     }
