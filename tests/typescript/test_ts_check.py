@@ -130,3 +130,39 @@ def test_check_writes_a_tsconfig_where_there_is_none_and_keeps_it_up_to_date(
     (upstream / TOOLS / "tsconfig.json").write_text(written.replace('"ES2022"', '"ES2020"'))
     assert check("--no-tool-tests") == 0
     assert (upstream / TOOLS / "tsconfig.json").read_text() == written, "ours is rewritten"
+
+
+EXEMPT_TRAIL = """
+config:
+  id: exempt/unknown
+  target: shop
+trail:
+  - step: Call a tool only a server started at run time would have
+    recording:
+      web:
+        - shop_fromNowhere: {}
+"""
+
+
+@pytest.mark.parametrize("exempt", [True, False])
+def test_trail_validation_exempt_reports_findings_as_warnings(
+    tmp_path: Path, ts, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], exempt: bool
+) -> None:
+    manifest = "id: shop\ntarget:\n  display_name: Shop\n  platforms:\n    web: {}\n"
+    if exempt:
+        manifest += 'trail_validation:\n  exempt: "records tools of a server started at run time"\n'
+    ts.write_tree(
+        tmp_path,
+        {
+            "trails/config/trailblaze.yaml": "targets: [shop]\n",
+            "trails/config/trailmaps/shop/trailmap.yaml": manifest,
+            "trails/exempt.trail.yaml": EXEMPT_TRAIL,
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    assert check() == (0 if exempt else 1)
+    out = capsys.readouterr().out
+    assert "trails/exempt.trail.yaml:8:11: " in out and "unknown tool 'shop_fromNowhere'" in out
+    if exempt:
+        assert "warning: unknown tool 'shop_fromNowhere'" in out
+        assert "note: target 'shop' is exempt from trail validation: records tools of a server started" in out
