@@ -28,12 +28,14 @@ from .core.memory import expansion_problems
 from .core.model import SourceSpan, Trail
 from .core.registry import ToolRegistry
 from .core.staticcheck import CallScope, definition_problems, path_problem, trail_problems, unique
-from .core.tooldef import Tool
+from .core.tooldef import Tool, ToolDescriptor
 from .mcp.server import handshake_timeout_default
 from .mcp.tools import naming_findings
 from .mcp.toolsets import McpToolsets
 from .tools import builtin_tools
+from .typescript.checks import TsCheckOptions, check_typescript
 from .workspace import Target, Workspace, WorkspaceLoader, code_roots, find_config_dir, trail_target
+from .workspace.exemption import exempted
 
 DEFAULT_DRIVERS = {"web": "playwright-native"}
 CONFIG_NAME = "trailblaze.yaml"
@@ -70,9 +72,12 @@ class Checker:
         log_dir: Path | None = None,
         allow_outside_code: bool = False,
         max_file_bytes: int = DEFAULT_MAX_BYTES,
+        typescript: TsCheckOptions | None = None,
     ) -> None:
         self.builtins = builtin_tools()
         self.max_file_bytes = max_file_bytes
+        #: What to do for TypeScript tools: run their tests, type-check them (both by default).
+        self.typescript = typescript or TsCheckOptions()
         self.loader = WorkspaceLoader(
             builtin_names=(t.name for t in self.builtins),
             strict=strict,
@@ -97,6 +102,7 @@ class Checker:
             for path, root in trail_files(paths):
                 self.check_file(path, root)
             self.check_definitions()
+            self.check_scripted_tools()
         finally:
             if self._mcp is not None:
                 self._mcp.close()
@@ -109,6 +115,7 @@ class Checker:
         if fresh:
             self.report.workspaces += 1
             self.report.problems.extend(ws.problems)
+            self.report.problems.extend(p for listed in ws.unlisted.values() for _, p in listed)
             self._workspaces.append(ws)
         return ws
 
@@ -174,7 +181,27 @@ class Checker:
                 self.report.problems.append(_unknowable(trail, target, registry))
                 continue
             scopes[platform] = self.scope(trail, target, registry)
-        self.report.problems.extend(trail_problems(trail, scopes))
+        self.report.problems.extend(exempted(trail_problems(trail, scopes), target))
+
+    def check_scripted_tools(self) -> None:
+        """Each workspace's TypeScript tools: editor typings written, types checked, tests run."""
+        for ws in self._workspaces:
+            if ws.ts_tools or any((p.parent / "tools").is_dir() for p in ws.trailmaps.values()):
+                found = check_typescript(ws, lambda t, ws=ws: self.callable(ws, t), self.typescript)
+                self.report.problems.extend(found)
+
+    def callable(self, ws: Workspace, target: Target | None) -> tuple[list[ToolDescriptor], bool]:
+        """The tools a target's sessions can call (its first platform's registry), and whether more
+        may exist than listed (servers not started, or not startable)."""
+        platforms = list(target.platforms) if target else []
+        platform = {"compose": "desktop"}.get(platforms[0], platforms[0]) if platforms else "web"
+        registry = self.registry(ws, target, platform)
+        has_servers = target is not None and bool(target.mcp_servers)
+        if isinstance(registry, TrailblazeError):
+            fallback = ToolRegistry(platform=platform)
+            fallback.register_all([*self.builtins, *ws.tools])
+            return fallback.descriptors(), True
+        return registry.descriptors(), has_servers and not self.servers
 
     def scope(self, trail: Trail, target: Target | None, registry: ToolRegistry) -> CallScope:
         """Unknown names are errors, unless the target's MCP servers were not started."""

@@ -26,6 +26,7 @@ from .mcp.server import handshake_timeout_default
 from .mcp.toolsets import McpToolsets
 from .schemas import KINDS, path_of, shipped
 from .tools import builtin_tools
+from .typescript.checks import TsCheckOptions
 from .workspace import Workspace, WorkspaceLoader, find_config_dir, toolbox
 from .workspace.toolbox import callable_tools
 
@@ -59,6 +60,12 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--allow-outside-code", action="store_true", help=_ALLOW_OUTSIDE_HELP)
     check.add_argument(
         "--max-file-size", type=_size, default=DEFAULT_MAX_BYTES, metavar="SIZE", help=_SIZE_HELP
+    )
+    check.add_argument(
+        "--no-tool-tests", action="store_true", help="do not run the *.test.ts of trailmaps' TypeScript tools"
+    )
+    check.add_argument(
+        "--no-typecheck", action="store_true", help="do not type-check trailmaps' TypeScript tools"
     )
     box = sub.add_parser("toolbox", help="list the tools an agent is offered for a target and platform")
     box.add_argument("--target", help="target id (default: the workspace's default target)")
@@ -132,6 +139,7 @@ def run_check(
     servers: bool = True,
     allow_outside_code: bool = False,
     max_file_bytes: int = DEFAULT_MAX_BYTES,
+    typescript: TsCheckOptions | None = None,
 ) -> int:
     missing = [p for p in (*paths, *([config_dir] if config_dir else [])) if not p.exists()]
     if missing:
@@ -146,6 +154,7 @@ def run_check(
         servers=servers,
         allow_outside_code=allow_outside_code,
         max_file_bytes=max_file_bytes,
+        typescript=typescript,
     )
     report = checker.run(paths)
     for problem in report.problems:
@@ -242,6 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 servers=not args.no_servers,
                 allow_outside_code=args.allow_outside_code,
                 max_file_bytes=args.max_file_size,
+                typescript=TsCheckOptions(tests=not args.no_tool_tests, typecheck=not args.no_typecheck),
             )
         if args.command == "schema":
             return run_schema(args.kind, args.output)

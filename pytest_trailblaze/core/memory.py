@@ -73,6 +73,10 @@ class Memory:
     def is_secret(self, key: str) -> bool:
         return key in self._secret_keys
 
+    def secret_keys(self) -> list[str]:
+        """The names of the secrets that hold a value (names only: values never leave)."""
+        return sorted(k for k in self._secret_keys if k in self._values)
+
     def snapshot(self) -> dict[str, str]:
         """Every value, secrets included; for tools that need them, never for display."""
         return dict(self._values)

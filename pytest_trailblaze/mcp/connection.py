@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import signal
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from mcp.shared.message import SessionMessage
 
 from ..core.masking import Masker
 from ..core.reaper import REAPER
+from .callbacks import CallbackRouter
 from .launch import LaunchSpec
 from .serverlog import LINE_LIMIT, MAX_MESSAGE_CHARS, LineSplitter, Overlong, ServerLog
 
@@ -66,6 +67,9 @@ class ServerConnection:
         self.log: ServerLog | None = None
         #: How long a stdout message grew before it was refused as too big (0: none was).
         self.too_big = 0
+        #: Calls in progress and the secret a ``trailblaze/callTool`` request must carry.
+        self.router = CallbackRouter()
+        self._write: Any = None
 
     async def run(self, handshake_timeout: float, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
         """Spawn, initialize under a watchdog, list tools, then serve until ``stop``."""
@@ -81,7 +85,9 @@ class ServerConnection:
             async with anyio.create_task_group() as group:
                 group.start_soon(self._pump_stderr, process)
                 async with (
-                    _line_transport(process, self._not_protocol, self._refuse_message) as (read, write),
+                    _line_transport(
+                        process, self._not_protocol, self._refuse_message, self._request
+                    ) as (read, write),
                     ClientSession(
                         read,
                         write,
@@ -89,6 +95,7 @@ class ServerConnection:
                         logging_callback=self._log_notification,
                     ) as session,
                 ):
+                    self._write = write
                     tools = await self._handshake_with(session, handshake_timeout)
                     self.session = session
                     started = True
@@ -119,15 +126,39 @@ class ServerConnection:
         if self._stop is not None:
             self._stop.set()
 
-    async def call(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    async def call(
+        self, name: str, arguments: dict[str, Any], meta: dict[str, Any] | None = None
+    ) -> types.CallToolResult:
         """One ``tools/call``; the caller bounds it (``Portal.run``'s timeout cancels it)."""
         if self.session is None:
             raise RuntimeError("the server session is not running")
         try:
-            return await self.session.call_tool(name, arguments)  # type: ignore[return-value]
+            return await self.session.call_tool(name, arguments, meta=meta)  # type: ignore[return-value,arg-type]
         except anyio.get_cancelled_exc_class():
             self.abandoned_call = True
             raise
+
+    async def reply(
+        self, request_id: Any, result: dict[str, Any] | None, error: tuple[int, str] | None = None
+    ) -> None:
+        """Answer a request the server sent (``trailblaze/callTool``)."""
+        if self._write is None:
+            return
+        if error is not None:
+            message: Any = types.JSONRPCError(
+                jsonrpc="2.0", id=request_id, error=types.ErrorData(code=error[0], message=error[1])
+            )
+        else:
+            message = types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=result or {})
+        with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+            await self._write.send(SessionMessage(message))
+
+    async def _request(self, message: types.JSONRPCRequest) -> None:
+        """A request from the server: routed to the call it belongs to, or refused at once (and noted)."""
+        refusal = self.router.receive(message.id, message.method, message.params)
+        if refusal is not None:
+            self.note(f"[{message.method}] {refusal[1]}")
+            await self.reply(message.id, None, refusal)
 
     async def wait_exit(self, timeout: float) -> int | None:
         """The exit code once the process has died (waiting up to ``timeout``), else None."""
@@ -235,13 +266,16 @@ async def _list_all_tools(session: ClientSession) -> list[types.Tool]:
 
 @asynccontextmanager
 async def _line_transport(
-    process: Process, not_protocol: Callable[[str], None], too_big: Callable[[int], None]
+    process: Process,
+    not_protocol: Callable[[str], None],
+    too_big: Callable[[int], None],
+    ours: Callable[[Any], Awaitable[None]],
 ) -> AsyncIterator[tuple[Any, Any]]:
     """The SDK's message streams over the process pipes, one JSON-RPC message per line.
 
     A line that is not a JSON-RPC message goes to ``not_protocol``, not to the SDK (which would
-    drop it without a word); one past ``MAX_MESSAGE_CHARS`` goes to ``too_big`` as soon as it
-    passes the limit, and reading ends."""
+    drop it without a word); a request of ours (``trailblaze/...``) goes to ``ours``; one past
+    ``MAX_MESSAGE_CHARS`` goes to ``too_big`` as soon as it passes the limit, and reading ends."""
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
 
@@ -263,6 +297,8 @@ async def _line_transport(
                         message = _parse(line)
                         if message is None:
                             not_protocol(line)
+                        elif _is_ours(message.message):
+                            await ours(message.message)
                         else:
                             await read_writer.send(message)
 
@@ -281,6 +317,10 @@ async def _line_transport(
             yield read_stream, write_stream
         finally:
             group.cancel_scope.cancel()
+
+
+def _is_ours(message: Any) -> bool:
+    return isinstance(message, types.JSONRPCRequest) and message.method.startswith("trailblaze/")
 
 
 def _parse(line: str) -> SessionMessage | None:

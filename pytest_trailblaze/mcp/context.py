@@ -69,3 +69,74 @@ def trailblaze_context(ctx: Any) -> TrailblazeContext | None:
     params = getattr(request, "params", None)
     arguments = params.get("arguments") if isinstance(params, Mapping) else getattr(params, "arguments", None)
     return TrailblazeContext.from_arguments(arguments)
+
+
+class ToolCallFailed(Exception):
+    """A tool ``call_tool`` asked for failed; the message is that tool's."""
+
+    def __init__(self, tool: str, message: str) -> None:
+        super().__init__(message)
+        self.tool = tool
+
+
+async def call_tool(ctx: Any, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
+    """Call a tool of the trail's session from inside a Python MCP server's tool.
+
+    ``ctx`` is the SDK's ``Context``. The request goes back over the server's own stdio, to the
+    trail that made the current call, and runs there through its registry (validation, masking,
+    hooks, the step log). Returns the tool's structured result, or its text; raises
+    ``ToolCallFailed`` with the tool's message when it fails::
+
+        @server.tool()
+        async def shop_checkout(ctx: Context) -> str:
+            await call_tool(ctx, "web_click", {"ref": "css=#checkout"})
+            return await call_tool(ctx, "web_currentUrl")
+    """
+    request = getattr(ctx, "request_context", ctx)
+    params = getattr(request, "params", None)
+    meta = params.get("_meta") if isinstance(params, Mapping) else getattr(request, "meta", None)
+    envelope = (meta or {}).get("trailblaze") if isinstance(meta, Mapping) else None
+    if not isinstance(envelope, Mapping) or "invocationId" not in envelope:
+        raise RuntimeError("call_tool needs a call made by a trail (its _meta.trailblaze is missing)")
+    from mcp.shared.message import ServerMessageMetadata
+
+    _Reply = _reply_model()
+
+    reply = await request.session.send_request(
+        _CallToolRequest(
+            {
+                "invocationId": envelope["invocationId"],
+                "callbackToken": envelope.get("callbackToken"),
+                "name": name,
+                "arguments": dict(arguments or {}),
+            }
+        ),
+        _Reply,
+        metadata=ServerMessageMetadata(related_request_id=request.request_id),
+    )
+    reply = reply.model_dump()
+    if not reply.get("success"):
+        raise ToolCallFailed(name, str(reply.get("errorMessage") or f"{name} failed"))
+    structured = reply.get("structuredContent")
+    return structured if structured is not None else reply.get("textContent", "")
+
+
+def _reply_model() -> Any:
+    from pydantic import BaseModel, ConfigDict
+
+    class Reply(BaseModel):
+        model_config = ConfigDict(extra="allow")
+
+    return Reply
+
+
+class _CallToolRequest:
+    """The ``trailblaze/callTool`` request, in the shape the SDK's ``send_request`` sends."""
+
+    method = "trailblaze/callTool"
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        self.params = params
+
+    def model_dump(self, **_: Any) -> dict[str, Any]:
+        return {"method": self.method, "params": self.params}

@@ -27,6 +27,8 @@ from ..core.pycall import CodeRoots
 from ..workspace.schema import McpServerSpec
 from ..workspace.servers import outside_script
 
+#: Our ``@trailblaze/scripting``, resolvable for TypeScript servers with no node_modules of their own.
+SCRIPTING = Path(__file__).resolve().parent.parent / "typescript" / "assets"
 NO_TS_RUNTIME = "No compatible TypeScript runtime found on PATH. Install bun or Node with tsx."
 SCRIPT_SUFFIXES = (".py", ".ts", ".mts", ".js", ".mjs", ".cjs")
 
@@ -75,7 +77,8 @@ def resolve_server(spec: McpServerSpec, declared_in: Path, roots: CodeRoots | No
             )
         cwd = _absolute(base / spec.cwd) if spec.cwd else script.parent
         name = spec.name or script.stem
-        return LaunchSpec(name, script_argv(script), cwd, script)
+        argv = script_argv(script)
+        return LaunchSpec(name, argv, cwd, script, scripting_env(argv, script))
     command = spec.command or ""
     executable = _executable(command, base)
     cwd = _absolute(base / spec.cwd) if spec.cwd else base
@@ -126,7 +129,7 @@ def script_argv(script: Path) -> tuple[str, ...]:
     _require_dependencies(real)
     bun = find_bun()
     if bun:
-        return (bun, "run", str(script))
+        return (bun, "run", "--preload", str(SCRIPTING / "bun-preload.mjs"), str(script))
     node = shutil.which("node")
     if suffix in (".js", ".mjs", ".cjs") and node:
         return (node, str(script))
@@ -134,6 +137,19 @@ def script_argv(script: Path) -> tuple[str, ...]:
     if tsx is None or node is None:
         raise ConfigurationError(NO_TS_RUNTIME)
     return (tsx, str(script))
+
+
+def scripting_env(argv: tuple[str, ...], script: Path) -> dict[str, str]:
+    """Under tsx, ``@trailblaze/scripting`` resolves through our tsconfig's ``paths``, unless the
+    server has a tsconfig of its own (then its package must provide the module)."""
+    if Path(argv[0]).name != "tsx":
+        return {}
+    for folder in (script.parent, *script.parent.parents):
+        if (folder / "tsconfig.json").is_file():
+            return {}
+        if (folder / "package.json").is_file():
+            break
+    return {"TSX_TSCONFIG_PATH": str(SCRIPTING / "tsx-tsconfig.json")}
 
 
 @functools.cache

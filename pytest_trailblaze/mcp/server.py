@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import queue
 import threading
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -21,6 +22,7 @@ from ..core.errors import FatalToolError, ToolFailure, ToolServerError, first_li
 from ..core.masking import Masker
 from ..core.offloop import run_in_loop
 from ..core.tooldef import ToolResult
+from .callbacks import Finished, serve
 from .launch import LaunchSpec
 
 if TYPE_CHECKING:
@@ -65,6 +67,10 @@ class Portal:
         """Await ``function(*args)`` in the loop and return its result: the hot path of tool calls.
         Past ``timeout``, or on Ctrl-C, the task is cancelled (``offloop.run_in_loop``)."""
         return run_in_loop(self._loop(), function, *args, timeout=timeout)
+
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The event loop the servers run in (on its own thread)."""
+        return self._loop()
 
     def _loop(self) -> asyncio.AbstractEventLoop:
         if self._event_loop is None:
@@ -148,12 +154,23 @@ class McpServer:
         """Call a tool; map the SDK's answer (or the server's death) to a result or an error."""
         return to_result(self.call_result(name, arguments))
 
-    def call_result(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        """Call a tool: the SDK's answer as it came, or an error (a timeout, the server's death)."""
+    def call_result(
+        self, name: str, arguments: dict[str, Any], *, ctx: Any = None, meta: dict[str, Any] | None = None
+    ) -> types.CallToolResult:
+        """Call a tool: the SDK's answer as it came, or an error (a timeout, the server's death).
+
+        With ``ctx``, the call carries ``_meta.trailblaze`` (``meta`` plus the invocation id and the
+        callback secret) and the tools it calls back run on this thread until it answers; the
+        timeout then bounds each wait for the server, not the tool calls it makes.
+        """
         if self.broken:
             raise FatalToolError(self.broken, tool=name)
+        fatal: BaseException | None = None
         try:
-            result = self.portal.run(self.connection.call, name, arguments, timeout=self.call_timeout)
+            if ctx is None:
+                result = self.portal.run(self.connection.call, name, arguments, timeout=self.call_timeout)
+            else:
+                result, fatal = self._call_serving(name, arguments, ctx, meta or {})
         except TimeoutError:
             if self.connection.too_big:
                 self._too_big(name)
@@ -186,6 +203,8 @@ class McpServer:
             raise ToolFailure(
                 f"MCP server {self.name}: tool '{name}' failed: {first_line(exc)}", tool=name
             ) from None
+        if fatal is not None:
+            raise fatal
         return result
 
     def _too_big(self, name: str) -> None:
@@ -199,6 +218,42 @@ class McpServer:
             fix="return less data from the tool: a file path or a summary instead of the content",
         )
         raise FatalToolError(self.broken, tool=name) from None
+
+    def _call_serving(
+        self, name: str, arguments: dict[str, Any], ctx: Any, meta: dict[str, Any]
+    ) -> tuple[Any, BaseException | None]:
+        """The call, while its ``trailblaze/callTool`` requests are served here (see ``callbacks``)."""
+        router = self.connection.router
+        invocation, events = router.open()
+        envelope = {"trailblaze": {**meta, "invocationId": invocation, "callbackToken": router.secret}}
+        loop = self.portal.loop()
+        box: list[asyncio.Task[Any]] = []
+
+        def start() -> None:
+            task = loop.create_task(self.connection.call(name, arguments, envelope))
+            box.append(task)
+            task.add_done_callback(lambda done: events.put(Finished(done)))
+
+        loop.call_soon_threadsafe(start)
+        fatal: BaseException | None = None
+        try:
+            while True:
+                try:
+                    event = events.get(timeout=self.call_timeout)
+                except queue.Empty:
+                    loop.call_soon_threadsafe(lambda: box[0].cancel())
+                    raise TimeoutError from None
+                if isinstance(event, Finished):
+                    return event.task.result(), fatal
+                reply, error = serve(ctx, event)
+                fatal = fatal or error
+                self.portal.run(self.connection.reply, event.request_id, reply)
+        except BaseException:
+            if box and not box[0].done():
+                loop.call_soon_threadsafe(lambda: box[0].cancel())
+            raise
+        finally:
+            router.close(invocation)
 
     def stop(self) -> None:
         """Shut the server down (close stdin, 5 s, SIGTERM, 2 s, SIGKILL) and wait for it."""

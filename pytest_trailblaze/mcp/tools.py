@@ -17,6 +17,7 @@ from ..core.errors import Problem, ToolArgumentError
 from ..core.model import SourceSpan
 from ..core.naming import check_tool_name
 from ..core.tooldef import Tool, ToolDescriptor, ToolResult
+from .callbacks import envelope
 from .context import CONTEXT_ARG
 from .results import memory_writes
 from .server import McpServer, to_result
@@ -49,34 +50,15 @@ def skip_reason(
     return None
 
 
-class McpTool(Tool):
-    """A tool of an MCP server: arguments checked against its JSON Schema, then called."""
+class SchemaTool(Tool):
+    """A tool whose arguments are checked against a JSON Schema (``self.schema``) before it runs."""
 
-    def __init__(self, server: McpServer, advertised: Any) -> None:
-        meta = dict(advertised.meta or {})
-        toolset = meta.get("trailblaze/toolset")
-        self.server = server
-        self.schema = dict(advertised.input_schema or {"type": "object"})
-        self.meta = meta
-        self.descriptor = ToolDescriptor(
-            name=advertised.name,
-            description=" ".join((advertised.description or "").split()),
-            source=f"mcp:{server.launch.shown}",  # collisions name the server's command line
-            surface_to_llm=_flag(meta, "trailblaze/surfaceToLlm", True),
-            is_recordable=_flag(meta, "trailblaze/isRecordable", True),
-            requires_host=_flag(meta, "trailblaze/requiresHost", False),
-            toolset=toolset if isinstance(toolset, str) and toolset else None,
-            schema_factory=lambda: self.schema,
-        )
-        self._validator: Any = None
-
-    @property
-    def requires_context(self) -> bool:
-        return _flag(self.meta, "trailblaze/requiresContext", False)
+    schema: dict[str, Any]
+    _validator: Any = None
 
     def validate(self, args: Mapping[str, Any]) -> dict[str, Any]:
-        """Check arguments against the advertised JSON Schema before the call; NaN and infinity
-        are refused too (JSON cannot carry them, and the call would fail inside the client)."""
+        """Check arguments against the JSON Schema before the call; NaN and infinity are refused
+        too (JSON cannot carry them, and the call would fail inside the client)."""
         validator = self._schema_validator()
         if validator.is_valid(args) and is_finite(args):
             return dict(args)
@@ -97,10 +79,44 @@ class McpTool(Tool):
             self._validator = Draft202012Validator(self.schema)
         return self._validator
 
+
+class McpTool(SchemaTool):
+    """A tool of an MCP server: arguments checked against its JSON Schema, then called."""
+
+    def __init__(
+        self, server: McpServer, advertised: Any, *, session_id: str = "", target: Any = None
+    ) -> None:
+        meta = dict(advertised.meta or {})
+        #: The session it serves, for the ``_meta.trailblaze`` of its calls.
+        self.session_id = session_id
+        self.target = target
+        toolset = meta.get("trailblaze/toolset")
+        self.server = server
+        self.schema = dict(advertised.input_schema or {"type": "object"})
+        self.meta = meta
+        self.descriptor = ToolDescriptor(
+            name=advertised.name,
+            description=" ".join((advertised.description or "").split()),
+            source=f"mcp:{server.launch.shown}",  # collisions name the server's command line
+            surface_to_llm=_flag(meta, "trailblaze/surfaceToLlm", True),
+            is_recordable=_flag(meta, "trailblaze/isRecordable", True),
+            requires_host=_flag(meta, "trailblaze/requiresHost", False),
+            toolset=toolset if isinstance(toolset, str) and toolset else None,
+            schema_factory=lambda: self.schema,
+        )
+        self._validator: Any = None
+
+    @property
+    def requires_context(self) -> bool:
+        return _flag(self.meta, "trailblaze/requiresContext", False)
+
     def invoke(self, ctx: Any, validated: dict[str, Any]) -> ToolResult:
-        """Call with ``_trailblazeContext``; a successful result's memory writes reach the trail."""
+        """Call with ``_trailblazeContext`` (the upstream argument) and ``_meta.trailblaze`` (the
+        session, and what the server needs to call tools back); a successful result's memory
+        writes reach the trail."""
         context = {"memory": ctx.memory.public(), "device": ctx.device.as_context()}
-        result = self.server.call_result(self.name, {**validated, CONTEXT_ARG: context})
+        meta = envelope(ctx, self.session_id, self.target)
+        result = self.server.call_result(self.name, {**validated, CONTEXT_ARG: context}, ctx=ctx, meta=meta)
         if result.meta and not result.is_error:
             writes = memory_writes(result.meta)
             writes.apply(ctx.memory)

@@ -7,17 +7,19 @@ instead of a hang or a slow repeat of the failure.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..core.context import DeviceInfo
 from ..core.errors import ConfigurationError, ToolServerError
 from ..core.masking import Masker
 from ..workspace.model import Target
-from .launch import resolve_server
+from .launch import LaunchSpec, resolve_server
 from .server import McpServer, Portal, new_session_id
 from .tools import McpTool, skip_reason
+
+T = TypeVar("T")
 
 
 def device_environment(device: DeviceInfo, session_id: str) -> dict[str, str]:
@@ -53,6 +55,17 @@ class McpToolsets:
         self._servers: dict[Hashable, list[McpServer]] = {}
         self._failures: dict[Hashable, str] = {}
         self._tools: dict[Hashable, list[McpTool]] = {}
+        self._companions: list[Any] = []
+
+    def companion(self, kind: type[T], make: Callable[[McpToolsets], T]) -> T:
+        """The one ``kind`` helper of this worker (made by ``make`` on first use) that shares its
+        servers' loop, logs and teardown: the TypeScript tool hosts."""
+        for found in self._companions:
+            if isinstance(found, kind):
+                return found
+        made = make(self)
+        self._companions.append(made)
+        return made
 
     def tools_for(
         self, scope: Hashable, target: Target, device: DeviceInfo, agent_mode: str
@@ -72,7 +85,7 @@ class McpToolsets:
                 server = self._start(spec, target, env, session_id)
                 servers.append(server)
                 tools += [
-                    McpTool(server, t)
+                    McpTool(server, t, session_id=session_id, target=target)
                     for t in server.tools
                     if skip_reason(
                         t.meta, platform=device.platform, driver_key=device.driver_key, agent_mode=agent_mode
@@ -90,6 +103,11 @@ class McpToolsets:
             launch = resolve_server(spec, target.source, target.script_roots)
         except ConfigurationError as exc:
             raise ToolServerError(f"MCP server of target '{target.id}' ({target.source}): {exc}") from None
+        return self.start_server(launch, env, session_id)
+
+    def start_server(self, launch: LaunchSpec, env: dict[str, str], session_id: str) -> McpServer:
+        """Start a server on this worker's loop, its log beside the others (``ToolServerError``
+        when it cannot start)."""
         log_path = self.log_dir / f"{session_id}-{launch.name}.log"
         server = McpServer(
             launch,
@@ -113,15 +131,20 @@ class McpToolsets:
             raise ToolServerError(cause)
 
     def logs(self, scope: Hashable) -> list[Path]:
-        return [s.connection.log_path for s in self._servers.get(scope, []) if s.connection.log_path.exists()]
+        found = [s.connection.log_path for s in self._servers.get(scope, [])]
+        found = [path for path in found if path.exists()]
+        return found + [path for companion in self._companions for path in companion.logs(scope)]
 
     def close(self) -> None:
         """Stop every server (close stdin, 5 s, SIGTERM, 2 s, SIGKILL), then the event loop."""
         try:
+            for companion in self._companions:
+                companion.close()
             for servers in self._servers.values():
                 for server in servers:
                     server.stop()
         finally:
             self._servers.clear()
             self._tools.clear()
+            self._companions.clear()
             self.portal.close()

@@ -23,6 +23,7 @@ from ..core.registry import ToolRegistry
 from ..core.staticcheck import CallScope, trail_problems
 from ..tools import builtin_tools
 from ..workspace import Target, Workspace
+from ..workspace.exemption import exempted
 from .options import SETTINGS_KEY
 
 _REGISTRIES_KEY = pytest.StashKey[dict[tuple[Any, ...], "ToolRegistry | RegistryError"]]()
@@ -48,7 +49,9 @@ def static_problems(
             continue
         judged = names_are_known(trail, target) and drivable(config, platform)
         scopes[platform] = CallScope(registry, declared, unknown="error" if judged else "ignore")
-    return problems + trail_problems(trail, scopes)
+        if workspace is not None and drivable(config, platform):  # a listed tool no file provides
+            problems += [p for p in workspace.listing_problems(target, platform) if p not in problems]
+    return problems + exempted(trail_problems(trail, scopes), target)
 
 
 def names_are_known(trail: Trail, target: Target | None) -> bool:

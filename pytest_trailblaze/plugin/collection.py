@@ -185,6 +185,9 @@ class TrailFile(pytest.File):
         config_dir = workspace.config_dir if workspace else None
         code = code_roots(self.config.rootpath, config_dir, settings.allow_outside_code)
         problems += script_problems(trail, self.path.parent, code)
+        for advice in [p for p in problems if p.severity != "error"]:  # an exempt target's findings
+            warn_at(advice, str(self.path))
+        problems = [p for p in problems if p.severity == "error"]
         if problems:
             raise TrailLoadError(problems)
         self.config.stash.setdefault(DECLARED_ARGS_KEY, set()).update(trail.config.args)

@@ -142,7 +142,7 @@ class SessionRegistries:
     ) -> ToolRegistry:
         registry = ToolRegistry(platform=device.platform, driver_key=device.driver_key, agent_mode=agent_mode)
         registry.register_all(builtin_tools())
-        registry.register_all(workspace.tools if workspace else ())
+        registry.register_all(self._workspace_tools(key, workspace, target, device))
         registry.register_all(self.catalog.tools())
         if target is not None and target.mcp_servers:
             served = self.mcp.tools_for(key, target, device, agent_mode)
@@ -154,6 +154,19 @@ class SessionRegistries:
             registry.register_all(served)
         registry.observers.append(HookObserver(self.hook))
         return registry
+
+    def _workspace_tools(
+        self, key: tuple[Any, ...], workspace: Workspace | None, target: Target | None, device: DeviceInfo
+    ) -> list[Tool]:
+        """The workspace's tools, its TypeScript tools bound to this scope's hosts."""
+        tools = list(workspace.tools) if workspace else []
+        if not workspace or not workspace.ts_tools:
+            return tools
+        from ..typescript.hosts import TsHosts
+        from ..typescript.tools import TsTool, bind
+
+        scripted = [t for t in tools if isinstance(t, TsTool)]
+        return bind(tools, TsHosts.of(self.mcp).binding(key, target, device, scripted))
 
 
 #: Characters of the test id kept in an artifact folder's name (its end: trail name and platform).

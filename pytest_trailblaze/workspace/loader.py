@@ -117,6 +117,8 @@ class _Load:
         self.code = CodeRoots((self.root,), loader.allow_outside_code)
         self.scripts = mcp_script_roots(workspace_root(config_dir), loader.allow_outside_code)
         self.config_node: tuple[Source, Node] | None = None
+        #: Trailmaps added, for their TypeScript tools (read once the tool files are).
+        self.added: list[tuple[TrailmapManifest, Node, Source, Path]] = []
 
     # -- files --------------------------------------------------------------------------------
     def read(self, path: Path) -> tuple[Source, Node | None]:
@@ -160,7 +162,17 @@ class _Load:
         self.add_workspace_entries()
         self.ws.tools, problems = build_tools(self.ws, self.loader.builtin_names, self.code)
         self.ws.problems.extend(problems)
+        self.add_scripted_tools()
         return self.ws
+
+    def add_scripted_tools(self) -> None:
+        """The trailmaps' TypeScript tools (``typescript``), imported only when a trailmap has a
+        ``tools/`` folder or lists tools."""
+        wanted = [a for a in self.added if (a[3].parent / "tools").is_dir() or _lists_tools(a[0])]
+        if wanted:
+            from ..typescript.workspace_tools import add_ts_tools
+
+            add_ts_tools(self.ws, wanted, self.loader.builtin_names, strict=self.loader.strict)
 
     def read_config(self, path: Path) -> None:
         src, node = self.read(path)
@@ -262,6 +274,7 @@ class _Load:
     def add_trailmap(self, loaded: tuple[TrailmapManifest, Node, Source], path: Path) -> None:
         manifest, node, src = loaded
         self.ws.trailmaps[manifest.id] = path
+        self.added.append((manifest, node, src, path))
         self.ws.exports[manifest.id] = list(manifest.exports)
         self.ws.dependencies[manifest.id] = list(manifest.dependencies)
         self.check_scoping(manifest, node, src)
@@ -290,6 +303,7 @@ class _Load:
                     list(t.mcp_servers),
                     list(manifest.dependencies),
                     script_roots=self.scripts,
+                    exempt=_exemption(manifest),
                 )
             )
 
@@ -476,6 +490,19 @@ def load_file(path: Path, kind: str) -> tuple[Any, list[Problem]]:
         return read_tool_definition(src, node, path, None), src.problems
     model = {"trailmap": TrailmapManifest, "toolset": ToolsetConfig, "target": LegacyTarget}[kind]
     return validate(src, node, model, path.name), src.problems
+
+
+def _lists_tools(manifest: TrailmapManifest) -> bool:
+    target = manifest.target
+    if target is None:
+        return False
+    return bool(target.tools) or any(c and c.tools for c in target.platforms.values())
+
+
+def _exemption(manifest: TrailmapManifest) -> str | None:
+    """``trail_validation.exempt``: a reason; a blank one is no exemption (as upstream)."""
+    reason = manifest.trail_validation.exempt if manifest.trail_validation else None
+    return reason.strip() if reason and reason.strip() else None
 
 
 def _ref(entry: Node) -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..core.errors import Problem
 from ..core.model import SourceSpan, ToolCall, Trail
@@ -31,6 +32,8 @@ class Target:
     #: Where its servers' ``script:`` files may lie (``workspace.servers``), set by the loader;
     #: None for a target built in code, whose author chose its scripts.
     script_roots: CodeRoots | None = None
+    #: ``trail_validation: {exempt: reason}``: its trails' call findings are reported, not fatal.
+    exempt: str | None = None
 
     def platform(self, platform: str) -> PlatformConfig | None:
         """The target's config for a trail platform (``desktop`` is upstream's ``compose``)."""
@@ -83,8 +86,22 @@ class Workspace:
     tool_defs: dict[str, ToolDef] = field(default_factory=dict)
     defaults: dict[str, PlatformConfig] = field(default_factory=lambda: dict(FRAMEWORK_DEFAULTS))
     problems: list[Problem] = field(default_factory=list)
-    #: Tools built from ``tool_defs`` (compositions, Python callables, unavailable placeholders).
+    #: Tools built from ``tool_defs`` (compositions, Python callables, unavailable placeholders)
+    #: and the trailmaps' TypeScript tools.
     tools: list[Tool] = field(default_factory=list)
+    #: The trailmaps' TypeScript tools by name (``typescript.discovery.TsToolDef``).
+    ts_tools: dict[str, Any] = field(default_factory=dict)
+    #: Tools a target lists that no file provides, by target id: (platform the list belongs to,
+    #: or None for ``target.tools``; the problem). They fail that target's trails on that platform
+    #: (wherever it can run) and ``trailblaze check``, not every trail of the workspace.
+    unlisted: dict[str, list[tuple[str | None, Problem]]] = field(default_factory=dict)
+
+    def listing_problems(self, target: Target | None, platform: str) -> list[Problem]:
+        """The problems of the tools ``target`` lists for ``platform`` (``desktop`` is ``compose``)."""
+        if target is None:
+            return []
+        key = PLATFORM_KEY.get(platform, platform)
+        return [p for where, p in self.unlisted.get(target.id, []) if where in (None, key)]
 
     @property
     def errors(self) -> list[Problem]:

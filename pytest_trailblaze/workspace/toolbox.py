@@ -40,9 +40,12 @@ def _offered_by_itself(
     descriptor: ToolDescriptor, ws: Workspace, target: Target | None, toolsets: list[str]
 ) -> bool:
     """Non-built-in tools join the toolbox through their toolset; without one, workspace tool files
-    join only their own trailmap's target, and tools from hooks or the target's servers always join."""
+    join only their own trailmap's target, TypeScript tools only where a target lists them, and
+    tools from hooks or the target's servers always join."""
     if descriptor.source == "builtin":
         return False
+    if descriptor.source.startswith("typescript:"):
+        return descriptor.toolset is not None and descriptor.toolset in toolsets
     if descriptor.toolset is not None:
         return descriptor.toolset in toolsets
     definition = ws.tool_defs.get(descriptor.name)

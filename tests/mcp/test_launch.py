@@ -16,10 +16,13 @@ from pathlib import Path
 import pytest
 
 from pytest_trailblaze.core.errors import ConfigurationError, ToolServerError
-from pytest_trailblaze.mcp.launch import NO_TS_RUNTIME, resolve_server
+from pytest_trailblaze.mcp.launch import NO_TS_RUNTIME, SCRIPTING, resolve_server
 from pytest_trailblaze.workspace.servers import mcp_script_roots
 
 EXACT = "No compatible TypeScript runtime found on PATH. Install bun or Node with tsx."
+
+#: Bun preloads our `@trailblaze/scripting` for TypeScript servers (`trailblaze.client(extra)`).
+PRELOAD = str(SCRIPTING / "bun-preload.mjs")
 
 
 def test_the_missing_runtime_message_is_the_documented_one() -> None:
@@ -53,7 +56,7 @@ def test_the_missing_runtime_reaches_the_session_as_a_server_error(toolsets, fx)
 def test_bun_is_preferred_when_it_is_on_path(fx) -> None:
     with fx.path_set(fx.with_bun()):
         launch = resolve_server(fx.script("ts_server.ts"), fx.DECLARED)
-    assert launch.argv == (str(fx.NODE_BIN / "bun"), "run", str(fx.TS_SERVER))
+    assert launch.argv == (str(fx.NODE_BIN / "bun"), "run", "--preload", PRELOAD, str(fx.TS_SERVER))
     assert launch.cwd == fx.SERVERS
     assert launch.toolset_file == fx.TS_SERVER
 

@@ -18,6 +18,7 @@ import pytest
 
 from pytest_trailblaze.core.errors import RegistryError, UnknownToolError, UnsupportedToolError
 from pytest_trailblaze.core.registry import recorded_calls
+from pytest_trailblaze.mcp.launch import SCRIPTING
 from pytest_trailblaze.mcp.tools import McpTool, skip_reason
 from pytest_trailblaze.mcp.toolsets import McpToolsets
 from pytest_trailblaze.plugin.session import SessionRegistries, ToolCatalog
@@ -73,6 +74,9 @@ TS_WEB = {
     "tsfx_remember",
 }
 
+#: Bun preloads our `@trailblaze/scripting` for TypeScript servers (`trailblaze.client(extra)`).
+PRELOAD = str(SCRIPTING / "bun-preload.mjs")
+
 
 # -- names ------------------------------------------------------------------------------------------
 def test_python_server_tools_register_under_their_advertised_names(py_tools, fx) -> None:
@@ -101,7 +105,7 @@ def test_typescript_server_on_node_and_tsx_registers_its_tools(ts_node_tools, fx
 def test_typescript_server_on_bun_registers_its_tools(ts_bun_tools, fx) -> None:
     assert set(ts_bun_tools) == TS_WEB
     server = ts_bun_tools["tsfx_echo"].server
-    assert server.launch.argv == (str(fx.NODE_BIN / "bun"), "run", str(fx.TS_SERVER))
+    assert server.launch.argv == (str(fx.NODE_BIN / "bun"), "run", "--preload", PRELOAD, str(fx.TS_SERVER))
     registry = fx.registry_of(list(ts_bun_tools.values()))
     assert fx.run_tool(registry, "tsfx_echo", {"message": "from bun"}).message == "from bun"
     env = _json(fx.run_tool(registry, "tsfx_env").message)

@@ -62,6 +62,13 @@ SHOP = {
           platforms:
             web: {}
     """,
+    # listed, unscoped: a scoping warning (a listed tool needs a file providing it)
+    "trails/config/trailmaps/shop/tools/greetAll.tool.yaml": """
+        id: greetAll
+        description: Greet everyone.
+        parameters: []
+        tools: []
+    """,
     "trails/config/trailmaps/shop/tools/shop_web_greet.tool.yaml": """
         id: shop_web_greet
         description: Greet someone.

@@ -8,6 +8,8 @@ One workspace exercises every channel a secret could leak through (issue 13 §2,
   and file names, snapshot contents, failure text);
 - a Python tool that prints, logs, warns and raises with the secret (captured output and logs,
   ``--log-file``, warnings, exception text, pytest's ``-l`` locals);
+- a TypeScript tool given the secret that prints, logs, remembers and throws it (its host's log,
+  the analysis cache of its types);
 - an MCP server that echoes the secret on stderr, in a log notification and in its result, then
   dies on a call, so that a later trail's setup error quotes its stderr tail (MCP logs and their
   per-test copies);
@@ -148,6 +150,14 @@ TRAILS = {
               web:
                 - sweep_echo: { value: "{{password}}" }
         """,
+    "trails/a_ts_tool.trail.yaml": """  # before the MCP server crashes (scope sw)
+        config: { id: sweep/ts-tool, target: sw }
+        trail:
+          - step: Leak through a TypeScript tool
+            recording:
+              web:
+                - sw_leak: { value: "{{password}}" }
+        """,
     "trails/broken.trail.yaml": """
         config:
           id: sweep/broken
@@ -160,8 +170,24 @@ TRAILS = {
 }
 
 
+#: A TypeScript tool given the secret as an argument: it prints, logs, remembers and throws it.
+TS_TOOL = """
+import { trailblaze } from "@trailblaze/scripting";
+
+/** Leak the value every way a tool can. */
+export const sw_leak = trailblaze.tool<{ value: string }>(async ({ value }, ctx) => {
+  console.log(`ts stdout ${value}`);
+  console.error(`ts stderr ${value}`);
+  ctx.logger.warn(`ts logger ${value}`);
+  ctx.memory.set("tsCopy", value);
+  throw new Error(`ts refused ${value}`);
+});
+"""
+
+
 def _workspace(base: Path, tb) -> None:
     tb.write(base, "server.py", SERVER)
+    tb.write(base, "trails/config/trailmaps/sw/tools/sw_leak.ts", TS_TOOL)
     tb.write(base, "trails/config/trailblaze.yaml", "targets: [sw]\n")
     tb.write(
         base,
@@ -170,6 +196,7 @@ def _workspace(base: Path, tb) -> None:
         id: sw
         target:
           display_name: Sweep
+          tools: [sw_leak]
           mcp_servers:
             - name: sweeper
               command: {sys.executable}
@@ -228,6 +255,9 @@ def _run(pytester: pytest.Pytester, tb, *extra: str) -> pytest.RunResult:
 
 def test_no_byte_of_a_secret_leaves_the_run(pytester: pytest.Pytester, tb, monkeypatch) -> None:
     monkeypatch.setenv("SWEEP_PASSWORD", SECRET)
+    # bun runs the TypeScript tool; its analysis cache is inside the swept tree
+    monkeypatch.setenv("PATH", f"{tb.REPO / 'node_modules' / '.bin'}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("TRAILBLAZE_CACHE_DIR", str(pytester.path / "ts-cache"))
     _workspace(pytester.path, tb)
     try:
         serial = _run(
@@ -245,16 +275,20 @@ def test_no_byte_of_a_secret_leaves_the_run(pytester: pytest.Pytester, tb, monke
     assert left == {}, f"MCP servers outlived the runs: {left}"
 
     # every channel was exercised: the sweep below looks at real output, not at an empty tree
-    serial.assert_outcomes(failed=3, errors=2)
+    serial.assert_outcomes(failed=4, errors=2)
+    assert "cause: tool 'sw_leak' threw Error: ts refused ********" in serial.stdout.str()
+    assert list((pytester.path / "ts-cache").rglob("*.json")), "the TypeScript analysis was cached"
     assert parallel.ret == 1
     out = pytester.path / "trailblaze-output"
     assert list(out.rglob("failure.png")), "no failure screenshot"
     assert len(list(out.rglob("snapshots/*.hierarchy.txt"))) == 2, "snapshots not taken"
     assert list((out / "mcp-logs").glob("*.log")), "no MCP log"
+    ts_logs = list((out / "mcp-logs").glob("*-ts-sw.log"))
+    assert any("ts stderr ********" in p.read_text() for p in ts_logs), "no TypeScript host log"
     assert list(out.rglob("mcp-*.log")), "no per-test copy of an MCP log"
     assert (pytester.path / ".pytest_cache" / "v" / "cache" / "lastfailed").is_file()
     # evidence (issue 10): live progress (-v), records, summary, HTML report, JUnit step properties
-    assert len(list(out.rglob("record.json"))) == 4, "trail records not written"
+    assert len(list(out.rglob("record.json"))) == 5, "trail records not written"
     assert (out / "summary.json").is_file() and (pytester.path / "report.html").is_file()
     assert "Log in with ********" in (pytester.path / "report.html").read_text()
     assert "step 1/1 Log in with ******** … ✗" in serial.stdout.str()

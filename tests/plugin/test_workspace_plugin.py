@@ -118,12 +118,18 @@ UNSCOPED_TRAILMAP = TRAILMAP.replace(
 )
 
 
+#: The unscoped name UNSCOPED_TRAILMAP lists needs a file: a listed tool no file provides is an error.
+GREET_ALL = "id: greetAll\ndescription: Greet everyone.\nparameters: []\ntools: []\n"
+
+
 def workspace(base: Path, tb, *, trailmap: str = TRAILMAP, config: str = CONFIG) -> Path:
     """The ``shop`` workspace under ``base/trails/config``; returns the config folder."""
     root = base / "trails" / "config"
     tools = "trailmaps/shop/tools"
     tb.write(root, "trailblaze.yaml", config)
     tb.write(root, "trailmaps/shop/trailmap.yaml", trailmap)
+    if "greetAll" in trailmap:
+        tb.write(root, f"{tools}/greetAll.tool.yaml", GREET_ALL)
     tb.write(root, f"{tools}/shop_rememberGreeting.tool.yaml", REMEMBER_GREETING)
     tb.write(root, f"{tools}/shop_setGreeting.tool.yaml", SET_GREETING)
     tb.write(root, f"{tools}/shop_tools.py", SHOP_TOOLS)

@@ -1080,9 +1080,15 @@ def scoping(ws: Workspace) -> list[Problem]:
     return [p for p in ws.problems if p.what.startswith("[TrailmapScopingCheck]")]
 
 
+def unexported(ws: Workspace) -> list[str]:
+    """The listed tool names no file provides (the scoping fixtures list names without files)."""
+    return [p.what.split("'")[1] for listed in ws.unlisted.values() for _, p in listed]
+
+
 def test_unscoped_target_tools_are_one_warning(tmp_path: Path) -> None:
     ws = workspace(tmp_path, UNSCOPED)
-    problem = only(ws.problems, "warning")
+    assert unexported(ws) == ["shop_login", "login", "checkout"]
+    problem = only(scoping(ws), "warning")
     assert str(problem.span) == at(tmp_path, "trailmaps/shop/trailmap.yaml", 5, 5)
     assert (
         problem.what
@@ -1096,7 +1102,8 @@ def test_unscoped_target_tools_are_one_warning(tmp_path: Path) -> None:
 def test_a_bad_trailmap_id_is_one_warning_with_every_reason(tmp_path: Path) -> None:
     text = "id: my_app\ntarget:\n  display_name: X\n  tools: [other]\n"
     ws = workspace(tmp_path, {"trailmaps/my_app/trailmap.yaml": text})
-    problem = only(ws.problems, "warning")
+    assert unexported(ws) == ["other"]
+    problem = only(scoping(ws), "warning")
     assert str(problem.span) == at(tmp_path, "trailmaps/my_app/trailmap.yaml", 1, 5)
     assert problem.what == (
         "[TrailmapScopingCheck] trailmap 'my_app': trailmap id 'my_app' must be one lowerCamelCase word "
@@ -1139,7 +1146,7 @@ def test_the_framework_trailmap_is_exempt(tmp_path: Path) -> None:
 def test_scoping_is_an_error_when_strict(tmp_path: Path) -> None:
     config = write(tmp_path / "trails" / "config", UNSCOPED)
     ws = WorkspaceLoader(strict=True).load(config)
-    problem = only(ws.problems, "error")
+    problem = only(scoping(ws), "error")
     assert problem.what.startswith("[TrailmapScopingCheck] trailmap 'shop': ")
 
 

@@ -35,6 +35,7 @@ TOOL_FILES = _files("**/*.tool.yaml", "**/*.trailhead.yaml")
 WORKSPACES = _files("**/trails/config/trailblaze.yaml")
 BUILTIN_NAMES = frozenset(t.name for t in builtin_tools())
 MISSING_TRAILMAP_WORKSPACE = "examples/ios-sample-app/trails/config/trailblaze.yaml"
+PLAYWRIGHT_WORKSPACE = "examples/playwright-native/trails/config/trailblaze.yaml"
 
 
 def errors(problems: list[Problem]) -> list[str]:
@@ -116,3 +117,16 @@ def test_workspace_loads(corpus_dir: Path, rel: str) -> None:
         )
     else:
         assert found == []
+        # The corpus keeps upstream's trailmap manifests but not every tool file they list: each
+        # listed name whose .ts (or whose descriptor's script) the copy lacks is a problem at its
+        # line, for the trails of that target on that platform (and for `trailblaze check`).
+        for problem in [p for listed in ws.unlisted.values() for _, p in listed]:
+            assert problem.span is not None, problem.format()
+            if problem.what.startswith("script ./"):  # a descriptor whose script the copy lacks
+                assert not (Path(problem.span.path).parent / problem.what.split()[1]).exists()
+                continue
+            assert "but no file of trailmap" in problem.what, problem.format()
+            name = problem.what.split("'")[1]
+            assert not list((Path(problem.span.path).parent / "tools").glob(f"{name}.*")), problem.format()
+        if rel == PLAYWRIGHT_WORKSPACE:
+            assert ws.unlisted == {}
