@@ -16,6 +16,7 @@ from . import (
     evidence,
     evidence_options,
     fixtures,
+    heap,
     hookspecs,
     playwright_compat,
     recordings,
@@ -52,6 +53,7 @@ def pytest_configure(config: pytest.Config) -> None:
     plugins["recordings"] = recordings
     plugins["devices"] = devices
     plugins["playwright-compat"] = playwright_compat
+    plugins["heap"] = heap
     for name, module in plugins.items():
         if not config.pluginmanager.is_registered(module):
             config.pluginmanager.register(module, f"trailblaze-{name}")
