@@ -15,7 +15,10 @@ in the same round (so both sides see the same load):
 Both sides launch the same Chromium with the same flags (the headless shell when it is installed,
 as Playwright runs its own for headless). CPU seconds are counted over every process a run starts,
 Chromium's included (they are orphaned to a reaper that waits for them), and printed beside the
-wall times: on a shared machine CPU seconds are the steadier figure.
+wall times: on a shared machine CPU seconds are the steadier figure. Modules load from bytecode,
+as from an installed wheel: the runs may write ``__pycache__`` (``PYTHONDONTWRITEBYTECODE`` is
+dropped for them) and an untimed warm-up run of each side goes first; without it every process
+compiled the plugin's hundred modules from source, about 0.1 CPU-s each.
 
 appium: 20 android trails (about 60 Appium commands each) on a pool of four devices served by
 two local Appium servers (fake driver), run with ``-n 1``, ``-n 2`` and ``-n 4`` under
@@ -101,6 +104,7 @@ class Run:
 
 def measured(commands: list[list[str]], cwd: Path, env: dict[str, str] | None = None) -> Run:
     """Run ``commands`` side by side under the reaper; a failing command stops the script."""
+    env = {k: v for k, v in (env or os.environ).items() if k != "PYTHONDONTWRITEBYTECODE"}
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         done = subprocess.run(
             [sys.executable, "-c", REAPER, out.name, json.dumps(commands)],
@@ -224,6 +228,7 @@ def web(work: Path, rounds: int) -> None:
             "pytest -n 2": lambda: pytest_run(work / "web", "-n", "2", memory),
             "by hand, 2 processes": lambda: by_hand_run(url, 2, launch),
         }
+        variants["pytest -n 0"](), variants["by hand, 1 process"]()  # warm-up: bytecode, disk cache
         results = compare(variants, rounds)
 
     def median(of: Callable[[dict[str, Run]], float]) -> float:
@@ -273,6 +278,7 @@ def appium(work: Path, rounds: int) -> None:
         variants = {
             f"-n {n}": functools.partial(pytest_run, folder, "-n", str(n), *common) for n in (1, 2, 4)
         }
+        variants["-n 1"]()  # warm-up: bytecode, disk cache
         results = compare(variants, rounds)
     medians = {name: statistics.median(r[name].wall for r in results) for name in variants}
     base = medians["-n 1"]

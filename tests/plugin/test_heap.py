@@ -49,3 +49,16 @@ def test_the_collected_heap_is_frozen_while_tests_run_and_unfrozen_after(pyteste
     assert len(record["full"]) >= 6, record  # the test's own, then pytest's five at the end
     assert all(frozen > 1000 for frozen in record["full"]), record
     assert record["after"] == 0  # nothing stays frozen once the session is over
+
+
+def test_the_freeze_can_be_turned_off_by_the_plugins_name(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_plain="""
+        import gc
+
+        def test_nothing_is_frozen():
+            assert gc.get_freeze_count() == 0
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:trailblaze-heap")
+    result.assert_outcomes(passed=1)
