@@ -4,7 +4,7 @@ What a session imports and collects (pytest, pydantic, Playwright's client, the 
 items and their trails) stays alive to its end and is most of the heap: every full collection of
 the cyclic garbage collector walks all of it again, and pytest itself runs five at the end of the
 session (to surface exceptions raised in ``__del__``). Measured on 20 web trails, those walks cost
-about 0.2 CPU-seconds per process, a tenth of what the process spends in Python. Frozen
+about 0.2 CPU-seconds per process, a sixth of what it spends in Python. Frozen
 (``gc.freeze``) when the test loop starts, that heap is left out of them; what the tests create is
 collected as before, pytest's last collections included. The heap is unfrozen once pytest's own
 clean-up has run, so a process that goes on (``pytest.main()`` called in a loop, pytester) keeps no

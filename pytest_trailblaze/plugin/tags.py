@@ -38,6 +38,8 @@ class EnvReads(Mapping[str, str]):
     def __init__(self) -> None:
         self.seen: dict[str, str | None] = {}
         self.cwd = Path.cwd()
+        #: Whether the whole environment was listed: then no name is known to be unread.
+        self.listed = False
 
     def __getitem__(self, name: str) -> str:
         self.seen[name] = os.environ.get(name)
@@ -50,14 +52,15 @@ class EnvReads(Mapping[str, str]):
         return name in os.environ
 
     def __iter__(self) -> Iterator[str]:
-        raise TypeError("the environment is read by name only")
+        self.listed = True
+        return iter(dict(os.environ))
 
     def __len__(self) -> int:
         return len(os.environ)
 
     def unchanged(self) -> bool:
         """Whether every name read still has the value it had (and the working folder, if read)."""
-        if "CWD" in self.seen and Path.cwd() != self.cwd:
+        if self.listed or ("CWD" in self.seen and Path.cwd() != self.cwd):
             return False
         return all(os.environ.get(name) == value for name, value in self.seen.items())
 

@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+from pytest_trailblaze.plugin.tags import EnvReads
+
 #: Records every opening of a trail file (an audit hook: it sees pytest's and the plugin's reads).
 READS = """
 import json, os, pathlib, sys
@@ -63,3 +65,21 @@ def test_a_variable_a_conftest_sets_during_collection_reaches_the_trail(
 
     result.stdout.fnmatch_lines(["*shop/b-set*", "*shop/c-{{TB_OTHER}}*", "*2 tests collected*"])
     assert reads(pytester) == {"b.trail.yaml": 2, "c.trail.yaml": 1}  # only b's variable changed
+
+
+def test_the_environment_a_trail_read_is_compared_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TB_READS_NAME", "one")
+    monkeypatch.delenv("TB_READS_UNSET", raising=False)
+    env = EnvReads()
+    assert env.get("TB_READS_NAME") == "one" and "TB_READS_UNSET" not in env
+    assert env.unchanged()
+    monkeypatch.setenv("TB_READS_OTHER", "not read")
+    assert env.unchanged()
+    monkeypatch.setenv("TB_READS_UNSET", "now set")
+    assert not env.unchanged()
+
+
+def test_an_environment_listed_whole_is_never_taken_as_unchanged() -> None:
+    env = EnvReads()
+    assert list(env)
+    assert not env.unchanged()
