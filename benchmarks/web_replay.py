@@ -22,7 +22,7 @@ import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from playwright.sync_api import expect
+from by_hand import direct
 
 from pytest_trailblaze.core.context import ToolContext
 from pytest_trailblaze.core.loader import load_trail
@@ -73,32 +73,6 @@ trail:
         - web_verifyValue: { ref: "css=#version", expected: "1.0.0" }
         - web_verifyTextVisible: { text: AI-powered }
 """
-
-
-def direct(browser, base_url: str, viewport: dict) -> None:
-    """The same 20 actions written against Playwright by hand."""
-    context = browser.new_context(viewport=viewport)
-    page = context.new_page()
-    page.goto(f"{base_url}/index.html")
-    page.locator("#nav-form").click()
-    page.locator("#name-input").fill("Ada Lovelace")
-    page.locator("#email-input").fill("ada@example.test")
-    page.locator("#category-select").select_option(["feedback"])
-    page.locator("#message-input").fill("Hello")
-    page.get_by_role("button", name="Submit", exact=True).click()
-    expect(page.get_by_text("Form submitted!").first).to_be_visible()
-    page.locator("#nav-counter").click()
-    for _ in range(3):
-        page.locator("#increment-btn").click()
-    expect(page.locator("#counter-value")).to_contain_text("3")
-    page.locator("#decrement-btn").click()
-    expect(page.get_by_text("Current value: 2").first).to_be_visible()
-    page.locator("#reset-btn").click()
-    expect(page.get_by_text("Current value: 0").first).to_be_visible()
-    page.locator("#nav-about").click()
-    expect(page.locator("#version")).to_contain_text("1.0.0")
-    expect(page.get_by_text("AI-powered").first).to_be_visible()
-    context.close()
 
 
 class StepRecords:

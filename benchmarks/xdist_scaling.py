@@ -1,22 +1,32 @@
-"""Scaling out with pytest-xdist: whole ``pytest`` runs timed side by side in one script.
+"""Whole ``pytest`` runs against Playwright written by hand, timed side by side in one script.
 
 web: 20 web trails of 20 actions each (the trail of ``web_replay.py``) against the sample app
-served on 127.0.0.1, run as ``pytest -n 0`` and ``pytest -n 2``; the goal on 2 cores is a
-speed-up of at least 1.6x. Each run is a fresh pytest process, so the figures include what a
-user waits for: start-up, collection, worker start, browser launch. As a control, the same
-actions written against Playwright by hand run in one process and in two (a browser each), so
-the plugin's speed-up can be read against what Playwright and Chromium themselves reach on the
-machine. Trails run in Chromium's headless shell when it is installed (as Playwright runs its own);
-with the full browser in ``--headless`` mode one stream kept about 1.6 of 2 cores busy and neither
-side scaled (measured 2026-11-25: plugin 1.05x, Playwright by hand 1.08x); with the headless shell
-a stream needs about 0.8 cores.
+served on 127.0.0.1, run as ``pytest -n 0`` and ``pytest -n 2``. The control is the same actions
+written against Playwright by hand (``by_hand.py``, which imports nothing of the plugin), run in one
+process and in two, with a browser each and a fresh context per trail, as xdist workers have. Each
+run is a fresh process, so the figures hold what a user waits for: start-up, imports, collection,
+worker start, browser launch, reports, shutdown. Two goals, both read against the control measured
+in the same round (so both sides see the same load):
+
+- ``pytest -n 0`` takes at most 1.10x the control's one process;
+- ``-n 2``'s speed-up over ``-n 0`` is at least 0.95 of the control's speed-up from one process
+  to two.
+
+Both sides launch the same Chromium with the same flags (the headless shell when it is installed,
+as Playwright runs its own for headless). CPU seconds are counted over every process a run starts,
+Chromium's included (they are orphaned to a reaper that waits for them), and printed beside the
+wall times: on a shared machine CPU seconds are the steadier figure. Modules load from bytecode,
+as from an installed wheel: the runs may write ``__pycache__`` (``PYTHONDONTWRITEBYTECODE`` is
+dropped for them) and an untimed warm-up run of each side goes first; without it every process
+compiled the plugin's hundred modules from source, about 0.1 CPU-s each.
 
 appium: 20 android trails (about 60 Appium commands each) on a pool of four devices served by
 two local Appium servers (fake driver), run with ``-n 1``, ``-n 2`` and ``-n 4`` under
 ``--dist loadgroup``: each worker leases its own device of the pool. Speed-ups are against
 ``-n 1``; with the fake driver the work is CPU (client and servers), so 2 cores bound it.
 
-Rounds alternate between the variants; medians are compared.
+Rounds alternate between the variants (in reverse order every other round); ratios are taken
+within a round, and their medians reported.
 
     .venv/bin/python benchmarks/xdist_scaling.py [--rounds 3] [--part web|appium|both]
 """
@@ -26,8 +36,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import json
 import os
-import resource
 import shutil
 import signal
 import socket
@@ -38,7 +48,7 @@ import tempfile
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -47,6 +57,7 @@ from appium_replay import TRAIL as ANDROID_TRAIL
 from web_replay import TRAIL as WEB_TRAIL
 
 REPO = Path(__file__).resolve().parent.parent
+BENCHMARKS = Path(__file__).resolve().parent
 SAMPLE_APP = REPO / "examples" / "sample-app"
 PHONE_APP = REPO / "examples" / "mobile" / "apps" / "android-phone.xml"
 TRAILS = 20
@@ -55,8 +66,58 @@ TRAILS = 20
 #: allure, pytest-html, anyio/trio...); each xdist worker would import them all, which is their
 #: cost, not ours, so autoloading is off and these are named.
 PLUGINS = ("-p", "pytest_trailblaze.plugin", "-p", "xdist.plugin")
-#: CPU seconds of each run, by the run's arguments.
-CPU: dict[str, list[float]] = {}
+#: Runs the commands of argv[2] (a JSON list of argvs) side by side, as the reaper of everything
+#: they start (Linux's child subreaper): Chromium's processes outlive the Playwright driver that
+#: started them and would otherwise go to init with their CPU time uncounted. Writes the wall time
+#: until the last command ended, its CPU seconds and every process's CPU seconds to argv[1].
+REAPER = """
+import ctypes, json, os, resource, subprocess, sys, time
+try:
+    ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+except (OSError, AttributeError):
+    pass
+out, commands = sys.argv[1], json.loads(sys.argv[2])
+started = time.perf_counter()
+running = [subprocess.Popen(argv) for argv in commands]
+codes = [p.wait() for p in running]
+wall = time.perf_counter() - started
+deadline = time.monotonic() + 30
+while time.monotonic() < deadline:
+    try:
+        pid, _ = os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        break
+    if pid == 0:
+        time.sleep(0.01)
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+with open(out, "w") as f:
+    json.dump({"codes": codes, "wall": wall, "cpu": usage.ru_utime + usage.ru_stime}, f)
+"""
+
+
+class Run:
+    """One measured run: wall seconds and CPU seconds of every process it started."""
+
+    def __init__(self, wall: float, cpu: float) -> None:
+        self.wall, self.cpu = wall, cpu
+
+
+def measured(commands: list[list[str]], cwd: Path, env: dict[str, str] | None = None) -> Run:
+    """Run ``commands`` side by side under the reaper; a failing command stops the script."""
+    env = {k: v for k, v in (env or os.environ).items() if k != "PYTHONDONTWRITEBYTECODE"}
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        done = subprocess.run(
+            [sys.executable, "-c", REAPER, out.name, json.dumps(commands)],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        result = json.loads(Path(out.name).read_text() or "{}")
+    if done.returncode != 0 or any(result.get("codes", [1])):
+        shown = " ".join(commands[0])
+        sys.exit(f"{shown} failed:\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}")
+    return Run(result["wall"], result["cpu"])
 
 
 def write_trails(folder: Path, template: str) -> None:
@@ -66,33 +127,47 @@ def write_trails(folder: Path, template: str) -> None:
         (folder / f"trail-{n:02d}.trail.yaml").write_text(text, encoding="utf-8")
 
 
-def pytest_run(cwd: Path, *args: str) -> float:
-    """One whole ``pytest`` run in a fresh process; its wall time (a failing run stops the script).
-
-    The CPU time of the run (every process below it: pytest, workers, Playwright, Chromium) is
-    added to ``CPU`` under the variant's arguments, to read the wall times against.
-    """
+def pytest_run(cwd: Path, *args: str) -> Run:
+    """One whole ``pytest`` run in a fresh process."""
     argv = [sys.executable, "-m", "pytest", *PLUGINS, "trails", "-q", "-p", "no:cacheprovider", *args]
-    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=env)
-    seconds = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    CPU.setdefault(" ".join(args), []).append(cpu)
-    if done.returncode != 0:
-        sys.exit(f"pytest {' '.join(args)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}")
-    return seconds
+    return measured([argv], cwd, {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
 
 
-def compare(cwd: Path, variants: dict[str, list[str]], rounds: int) -> dict[str, float]:
-    """Median wall time per variant, rounds alternating between them."""
-    times: dict[str, list[float]] = {name: [] for name in variants}
-    for _ in range(rounds):
-        for name, args in variants.items():
-            times[name].append(pytest_run(cwd, *args))
-    return {name: statistics.median(values) for name, values in times.items()}
+def by_hand_run(url: str, processes: int, launch: dict[str, Any]) -> Run:
+    """The 20 trails' actions written against Playwright by hand (``by_hand.py``), split over
+    ``processes`` fresh Python processes with a browser each, as xdist workers have.
+
+    This is the control: how fast Playwright and Chromium themselves go on this machine.
+    """
+    share = [TRAILS // processes + (1 if k < TRAILS % processes else 0) for k in range(processes)]
+    worker = [sys.executable, str(BENCHMARKS / "by_hand.py"), url]
+    return measured([[*worker, str(n), json.dumps(launch)] for n in share], BENCHMARKS)
+
+
+def compare(variants: dict[str, Callable[[], Run]], rounds: int) -> list[dict[str, Run]]:
+    """Every variant once per round, in reverse order every other round (so neither side always
+    runs first after a pause, or right after the other)."""
+    names = list(variants)
+    results: list[dict[str, Run]] = []
+    for k in range(rounds):
+        order = names if k % 2 == 0 else names[::-1]
+        results.append({name: variants[name]() for name in order})
+    return results
+
+
+def launch_arguments() -> dict[str, Any]:
+    """The keyword arguments the plugin launches its default browser with, Chromium resolved as it
+    resolves it (Playwright's own build if installed, else the system's, the headless shell first)."""
+    from playwright.sync_api import sync_playwright
+
+    from pytest_trailblaze.drivers.browser import BrowserHost, BrowserOptions, find_system_chromium
+
+    kwargs = BrowserHost(BrowserOptions()).launch_kwargs()
+    with sync_playwright() as playwright:
+        bundled = Path(playwright.chromium.executable_path)
+    if not bundled.exists():
+        kwargs["executable_path"] = find_system_chromium(kwargs["headless"]) or str(bundled)
+    return kwargs
 
 
 class QuietHandler(SimpleHTTPRequestHandler):
@@ -138,76 +213,48 @@ def appium_server(log: Path) -> Iterator[str]:
         process.wait(timeout=10)
 
 
-def raw_playwright_run(url: str, processes: int) -> float:
-    """The 20 trails' actions written against Playwright by hand (``web_replay.direct``), split over
-    ``processes`` fresh Python processes with a browser each, as xdist workers have: the wall time.
-
-    This is the control: how far Playwright and Chromium themselves scale on this machine.
-    """
-    share = [TRAILS // processes + (1 if k < TRAILS % processes else 0) for k in range(processes)]
-    argv = [sys.executable, __file__, "--raw-worker", url]
-    started = time.perf_counter()
-    workers = [subprocess.Popen([*argv, str(n)], cwd=REPO / "benchmarks") for n in share]
-    if any(w.wait() != 0 for w in workers):
-        sys.exit("the hand-written Playwright control failed")
-    return time.perf_counter() - started
-
-
-def raw_worker(url: str, count: int) -> None:
-    """One control process: a browser, then ``count`` fresh contexts running the 20 actions."""
-    from web_replay import direct
-
-    from pytest_trailblaze.drivers.browser import BrowserHost, BrowserOptions
-
-    host = BrowserHost(BrowserOptions())
-    try:
-        for _ in range(count):
-            direct(host.browser, url, {"width": 1280, "height": 800})
-    finally:
-        host.close()
-
-
-def busy_cores(action: Any) -> tuple[float, float]:
-    """``action``'s wall time and how many cores the whole machine kept busy meanwhile."""
-
-    def busy() -> tuple[int, int]:
-        with Path("/proc/stat").open(encoding="ascii") as stat:
-            ticks = [int(x) for x in stat.readline().split()[1:]]
-        return sum(ticks), ticks[3] + ticks[4]
-
-    (total0, idle0), started = busy(), time.perf_counter()
-    action()
-    (total1, idle1), wall = busy(), time.perf_counter() - started
-    share = 1 - (idle1 - idle0) / max(total1 - total0, 1)
-    return wall, share * (os.cpu_count() or 1)
+def verdict(ok: bool) -> str:
+    return "OK" if ok else "MISSED"
 
 
 def web(work: Path, rounds: int) -> None:
     write_trails(work / "web" / "trails", WEB_TRAIL)
+    launch = launch_arguments()
     with sample_app() as url:
         memory = f"--trailblaze-memory=baseUrl={url}"
-        medians = compare(work / "web", {"-n 0": ["-n", "0", memory], "-n 2": ["-n", "2", memory]}, rounds)
-    ratio = medians["-n 0"] / medians["-n 2"]
+        variants: dict[str, Callable[[], Run]] = {
+            "pytest -n 0": lambda: pytest_run(work / "web", "-n", "0", memory),
+            "by hand, 1 process": lambda: by_hand_run(url, 1, launch),
+            "pytest -n 2": lambda: pytest_run(work / "web", "-n", "2", memory),
+            "by hand, 2 processes": lambda: by_hand_run(url, 2, launch),
+        }
+        variants["pytest -n 0"](), variants["by hand, 1 process"]()  # warm-up: bytecode, disk cache
+        results = compare(variants, rounds)
+
+    def median(of: Callable[[dict[str, Run]], float]) -> float:
+        return statistics.median(of(result) for result in results)
+
+    def ratio(top: str, bottom: str, field: str = "wall") -> Callable[[dict[str, Run]], float]:
+        return lambda r: getattr(r[top], field) / getattr(r[bottom], field)
+
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"web, {TRAILS} trails x 20 actions, {os.cpu_count()} cores (load {load}), median of {rounds}:")
-    for name, seconds in medians.items():
-        cpu = statistics.median(CPU[" ".join([*name.split(), memory])])
-        print(f"  pytest {name}: {seconds:6.2f} s wall, {cpu:6.2f} s CPU")
-    print(f"  speed-up -n 2 over -n 0: {ratio:.2f}x (goal >= 1.6x) {'OK' if ratio >= 1.6 else 'MISSED'}")
-    with sample_app() as url:
-        raw = {n: [] for n in (1, 2)}
-        cores: list[float] = []
-        for _ in range(rounds):
-            _, busy = busy_cores(lambda: raw[1].append(raw_playwright_run(url, 1)))
-            cores.append(busy)
-            raw[2].append(raw_playwright_run(url, 2))
-    one, two = statistics.median(raw[1]), statistics.median(raw[2])
-    print("control: the same actions written against Playwright by hand, a browser per process:")
-    kept = statistics.median(cores)
-    print(f"  1 process:   {one:6.2f} s wall, keeping {kept:.2f} of {os.cpu_count()} cores busy")
-    print(f"  2 processes: {two:6.2f} s wall")
-    print(f"  Playwright's own speed-up on this machine: {one / two:.2f}x")
-    print(f"  the plugin's speed-up as a share of it: {ratio / (one / two):.2f}")
+    cores = os.cpu_count()
+    print(f"web, {TRAILS} trails x 20 actions, {cores} cores (load {load}), median of {rounds} rounds:")
+    for name in variants:
+        wall = statistics.median(r[name].wall for r in results)
+        cpu = statistics.median(r[name].cpu for r in results)
+        print(f"  {name:22} {wall:6.2f} s wall  {cpu:6.2f} s CPU")
+    alone = median(ratio("pytest -n 0", "by hand, 1 process"))
+    cpu_alone = median(ratio("pytest -n 0", "by hand, 1 process", "cpu"))
+    print(
+        f"  pytest -n 0 / by hand: {alone:.2f}x wall, {cpu_alone:.2f}x CPU "
+        f"(goal <= 1.10x) {verdict(alone <= 1.10)}"
+    )
+    ours = ratio("pytest -n 0", "pytest -n 2")
+    theirs = ratio("by hand, 1 process", "by hand, 2 processes")
+    share = median(lambda r: ours(r) / theirs(r))
+    print(f"  speed-up of a second process: pytest -n 2 {median(ours):.2f}x, by hand {median(theirs):.2f}x")
+    print(f"  pytest's share of the control's speed-up: {share:.2f} (goal >= 0.95) {verdict(share >= 0.95)}")
 
 
 def longer(trail: str, times: int) -> str:
@@ -228,8 +275,12 @@ def appium(work: Path, rounds: int) -> None:
             encoding="utf-8",
         )
         common = ["--dist", "loadgroup", "--trailblaze-appium-caps=pool.yaml"]
-        variants = {f"-n {n}": ["-n", str(n), *common] for n in (1, 2, 4)}
-        medians = compare(folder, variants, rounds)
+        variants = {
+            f"-n {n}": functools.partial(pytest_run, folder, "-n", str(n), *common) for n in (1, 2, 4)
+        }
+        variants["-n 1"]()  # warm-up: bytecode, disk cache
+        results = compare(variants, rounds)
+    medians = {name: statistics.median(r[name].wall for r in results) for name in variants}
     base = medians["-n 1"]
     print(f"appium, {TRAILS} android trails, a pool of 4 devices on 2 Appium servers, median of {rounds}:")
     for name, seconds in medians.items():
@@ -240,11 +291,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--part", choices=("web", "appium", "both"), default="both")
-    parser.add_argument("--raw-worker", nargs=2, metavar=("URL", "COUNT"), help=argparse.SUPPRESS)
     options = parser.parse_args()
-    if options.raw_worker:
-        raw_worker(options.raw_worker[0], int(options.raw_worker[1]))
-        return
     work = Path(tempfile.mkdtemp(prefix="tb-scale-"))
     try:
         if options.part in ("web", "both"):

@@ -234,8 +234,24 @@ _NATIVE = {bool: ("boolean",), YamlInt: ("integer", "number"), YamlFloat: ("numb
 
 
 def bind_tool_arguments(tool: Tool, args: Mapping[str, Any]) -> dict[str, Any]:
-    """``args`` as ``tool`` takes them: ``bind_source_text`` against the tool's JSON Schema."""
+    """``args`` as ``tool`` takes them: ``bind_source_text`` against the tool's JSON Schema.
+
+    Only YAML numbers and booleans are ever rewritten, so arguments that hold none (most calls)
+    are taken as they are without the schema: building a tool's JSON Schema is the dearest part
+    of checking a trail's calls, and a worker that never meets a number never builds one.
+    """
+    if not any(_holds_yaml_scalar(value) for value in args.values()):
+        return dict(args)
     return bind_source_text(tool.descriptor.parameters, args)
+
+
+def _holds_yaml_scalar(value: Any) -> bool:
+    """Whether ``value`` is, or holds at any depth, a value ``_bind`` may rewrite."""
+    if isinstance(value, dict):
+        return any(_holds_yaml_scalar(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_yaml_scalar(v) for v in value)
+    return type(value) in _NATIVE
 
 
 def bind_source_text(schema: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from . import (
     evidence,
     evidence_options,
     fixtures,
+    heap,
     hookspecs,
     links,
     playwright_compat,
@@ -56,6 +57,7 @@ def pytest_configure(config: pytest.Config) -> None:
     plugins["devices"] = devices
     plugins["links"] = links
     plugins["playwright-compat"] = playwright_compat
+    plugins["heap"] = heap
     for name, module in plugins.items():
         if not config.pluginmanager.is_registered(module):
             config.pluginmanager.register(module, f"trailblaze-{name}")

@@ -6,16 +6,17 @@ the trail that declares the ``smoke`` tag would fail, and pass the other way rou
 collection starts, the trail files under the run's paths are read and their tags registered.
 
 Collection then takes the trails read here instead of reading them again, unless the file
-changed or its text holds ``{{...}}`` tokens: those read the environment, which a ``conftest.py``
-may still change during collection. A trail this walk does not see (a path only a plugin adds)
-still registers its tags when it is collected.
+changed or an environment variable its ``{{NAME}}`` tokens read has changed since (a
+``conftest.py`` collected later may set one; the names read are remembered with their values).
+A trail this walk does not see (a path only a plugin adds) still registers its tags when it is
+collected.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from fnmatch import fnmatch
 from pathlib import Path
 
@@ -29,8 +30,44 @@ from ..core.model import Trail
 from .options import SETTINGS_KEY
 
 _TAGS_KEY = pytest.StashKey[set[str]]()
-#: Trails read before collection: path -> (size and modification time, trail).
-_READ_KEY = pytest.StashKey[dict[Path, tuple[tuple[int, int], Trail]]]()
+
+
+class EnvReads(Mapping[str, str]):
+    """``os.environ`` as the ``{{NAME}}`` pass of a trail reads it, remembering each name it asked
+    for with the value it found (None: unset), and the working folder (``{{CWD}}``)."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, str | None] = {}
+        self.cwd = Path.cwd()
+        #: Whether the whole environment was listed: then no name is known to be unread.
+        self.listed = False
+
+    def __getitem__(self, name: str) -> str:
+        self.seen[name] = os.environ.get(name)
+        return os.environ[name]
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        self.seen[name] = os.environ.get(name)
+        return name in os.environ
+
+    def __iter__(self) -> Iterator[str]:
+        self.listed = True
+        return iter(dict(os.environ))
+
+    def __len__(self) -> int:
+        return len(os.environ)
+
+    def unchanged(self) -> bool:
+        """Whether every name read still has the value it had (and the working folder, if read)."""
+        if self.listed or ("CWD" in self.seen and Path.cwd() != self.cwd):
+            return False
+        return all(os.environ.get(name) == value for name, value in self.seen.items())
+
+
+#: Trails read before collection: path -> (size and modification time, trail, environment read).
+_READ_KEY = pytest.StashKey[dict[Path, tuple[tuple[int, int], Trail, EnvReads]]]()
 
 
 def marker_name(tag: str) -> str:
@@ -58,16 +95,16 @@ def register_all_tags(config: pytest.Config, shown: Callable[[Path], str]) -> No
     read = config.stash.setdefault(_READ_KEY, {})
     limit, roots = config.stash[SETTINGS_KEY].max_file_bytes, trail_roots(config)
     for path in trail_paths(config):
+        env = EnvReads()
         try:
             text = read_source(path, limit=limit, root=roots)
             classifier = classifier_from_filename(path.name)
-            trail = parse_trail(text, shown(path), file_classifier=classifier, env=os.environ)
-        except (OSError, TrailblazeError):
+            trail = parse_trail(text, shown(path), file_classifier=classifier, env=env)
+        except (OSError, UnicodeDecodeError, TrailblazeError):
             continue  # collection reports it (a file refused here included), with every problem of the file
         for tag in trail.config.tags:
             register_tag(config, tag)
-        if "{{" not in text:
-            read[path] = (_stamp(path), trail)
+        read[path] = (_stamp(path), trail, env)
 
 
 def trail_roots(config: pytest.Config) -> tuple[Path, ...]:
@@ -80,12 +117,14 @@ def trail_roots(config: pytest.Config) -> tuple[Path, ...]:
 
 
 def read_before(config: pytest.Config, path: Path) -> Trail | None:
-    """The trail read before collection, if its file is unchanged (taken once)."""
+    """The trail read before collection, if neither its file nor the environment it read changed
+    (taken once)."""
     entry = config.stash.get(_READ_KEY, {}).pop(path, None)
     if entry is None:
         return None
+    stamp, trail, env = entry
     try:
-        return entry[1] if _stamp(path) == entry[0] else None
+        return trail if _stamp(path) == stamp and env.unchanged() else None
     except OSError:
         return None
 

@@ -168,6 +168,26 @@ def test_typed_parameters_keep_their_types() -> None:
     assert json.loads(dispatch("probe_text", args).message)[2:] == [17, 1.1, 17, "int"]
 
 
+def test_a_call_without_yaml_numbers_runs_without_building_the_tools_json_schema() -> None:
+    @tool("probe_schema_built")
+    def probe(ctx: Any, text: str, tags: dict[str, str] | None = None) -> str:
+        """Echo what the tool received."""
+        return json.dumps([text, tags])
+
+    args = call_args(
+        "trail:\n  - step: s\n    recording:\n      web:\n"
+        "        - probe_schema_built: {text: hello, tags: {a: b}}\n"
+    )
+    assert json.loads(dispatch("probe_schema_built", args, probe).message) == ["hello", {"a": "b"}]
+    assert "parameters" not in vars(probe.descriptor)  # the cached schema was never asked for
+    number = call_args(
+        "trail:\n  - step: s\n    recording:\n      web:\n"
+        "        - probe_schema_built: {text: hi, tags: {a: 017}}\n"
+    )
+    assert json.loads(dispatch("probe_schema_built", number, probe).message) == ["hi", {"a": "017"}]
+    assert "parameters" in vars(probe.descriptor)
+
+
 def test_python_values_are_not_rewritten() -> None:
     with pytest.raises(ToolArgumentError):
         dispatch("probe_text", {"text": ["a list"]})
