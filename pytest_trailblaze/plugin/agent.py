@@ -59,14 +59,16 @@ def add_options(parser: pytest.Parser) -> None:
     option(
         "llm",
         metavar="PROVIDER/MODEL",
-        help="model for steps without a recording, e.g. openai/gpt-4.1 "
-        f"or anthropic/claude-sonnet-4-5 (or TRAILBLAZE_LLM_MODEL); needs {EXTRA_HINT}",
+        help="model for steps without a recording, e.g. openai/gpt-4.1, anthropic/claude-sonnet-4-5, "
+        "google/gemini-2.5-flash or azure/<deployment> (or TRAILBLAZE_LLM_MODEL); needs the provider's "
+        f"extra (agent-openai, agent-anthropic, agent-google) or all of them: {EXTRA_HINT}",
     )
     option(
         "llm-base-url",
         metavar="URL",
-        help="OpenAI-compatible server (Ollama, vLLM, LM Studio...) "
-        "or another Anthropic endpoint; default OPENAI_BASE_URL / ANTHROPIC_BASE_URL",
+        help="OpenAI-compatible server (Ollama, vLLM, LM Studio...), the Azure OpenAI endpoint, "
+        "or another Anthropic or Gemini endpoint; default OPENAI_BASE_URL / AZURE_OPENAI_ENDPOINT / "
+        "ANTHROPIC_BASE_URL / GOOGLE_GEMINI_BASE_URL",
     )
     option(
         "llm-timeout",
