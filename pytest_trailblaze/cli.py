@@ -30,7 +30,10 @@ from .typescript.checks import TsCheckOptions
 from .workspace import Workspace, WorkspaceLoader, find_config_dir, toolbox
 from .workspace.toolbox import callable_tools
 
-_ALLOW_OUTSIDE_HELP = "let trails and tool files name Python files outside the workspace root (trusted code)"
+_ALLOW_OUTSIDE_HELP = (
+    "let trails and tool files name code outside the workspace root: Python files, installed modules, "
+    "MCP server scripts (trusted code)"
+)
 
 
 _SIZE_HELP = "refuse trail and workspace files larger than SIZE (default 10MB; e.g. 512KB, 20MB)"

@@ -25,7 +25,7 @@ from typing import Any
 GENERATED_NOTE = (
     "<!-- Generated at build time from the code (docs/hooks/refgen.py): edit the code, not this page. -->\n"
 )
-ENV_PREFIXES = ("TRAILBLAZE_", "OPENAI_", "ANTHROPIC_")
+ENV_PREFIXES = ("TRAILBLAZE_", "OPENAI_", "ANTHROPIC_", "AZURE_OPENAI_", "GOOGLE_GEMINI_")
 _ENV_NAME = re.compile(r"\b(?:CI|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b")
 
 

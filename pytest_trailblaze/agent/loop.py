@@ -1,4 +1,4 @@
-"""The agent loop of one step (U§7.1): screen and prompt in, one tool call out, until done.
+"""The agent loop of one step: screen and prompt in, one tool call out, until done.
 
 Each iteration sends the system prompt, the objective, the calls made so far (as the provider's
 own tool-call turns) and the *current* screen only, so a long step does not resend old screens.

@@ -1,4 +1,4 @@
-"""The words the model gets for one step (U§7.1): rules, the objective, a reminder each turn.
+"""The words the model gets for one step: rules, the objective, a reminder each turn.
 
 * The system prompt states what stays true for the whole trail (the same text for every step,
   so a provider's prompt cache keeps it): one objective at a time, refs from the latest screen,

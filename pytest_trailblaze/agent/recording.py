@@ -1,4 +1,4 @@
-"""Which calls of an agent-done step a recording keeps (U§7.3).
+"""Which calls of an agent-done step a recording keeps (docs/upstream.md, Recording write-back).
 
 Recordable top-level calls that succeeded, with the arguments the model wrote (so an authored
 ``{{email}}`` stays a token) and, for web calls by ``eN``, the nodeSelector found before the call.

@@ -1,11 +1,11 @@
 """What the model sees of the device: a text picture of the screen with refs, and a screenshot.
 
 Web: the page's ARIA snapshot (the driver's own ``hierarchy()``) with ``[ref=eN]`` after each line
-the driver numbers (U§4.9, ``aria.number_elements``), so a ref the model passes to ``web_click``
-resolves through the driver exactly as a recorded ``ref: eN`` does. Mobile: a compact list of the
-view hierarchy's meaningful nodes, each with a content-derived ref the ``tap`` tool resolves.
-Every string is masked with the trail's secrets before the loop sends it anywhere, and no
-picture is taken while the text shows a secret.
+the driver numbers (``aria.number_elements``; docs/upstream.md, Element numbering), so a ref the
+model passes to ``web_click`` resolves through the driver exactly as a recorded ``ref: eN`` does.
+Mobile: a compact list of the view hierarchy's meaningful nodes, each with a content-derived ref
+the ``tap`` tool resolves. Every string is masked with the trail's secrets before the loop sends
+it anywhere, and no picture is taken while the text shows a secret.
 """
 
 from __future__ import annotations

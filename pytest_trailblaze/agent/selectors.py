@@ -2,7 +2,7 @@
 
 The model refers to elements by refs that only mean something on the screen it saw (``e7`` on
 web, ``y1234`` on mobile). A recording keeps, next to (web) or instead of (mobile) that ref, a
-``nodeSelector`` computed while the element is still on screen (U§4.8: an element id, a test id,
+``nodeSelector`` computed while the element is still on screen (an element id, a test id,
 or role + name + position; on mobile the ids and texts that make the node unique).
 """
 
@@ -52,7 +52,7 @@ PROBE_TIMEOUT_MS = 2000
 
 
 def _first_finding(driver: Any, target: Any, found: aria.AriaElement) -> dict[str, Any] | None:
-    """The most durable selector whose first match is ``target`` (U§4.8: id, test id, role)."""
+    """The most durable selector whose first match is ``target``: id, test id, then role."""
     for attribute, candidate in (("id", _by_id), ("data-testid", _by_test_id)):
         value = target.get_attribute(attribute, timeout=PROBE_TIMEOUT_MS)
         selector = candidate(value) if value else None

@@ -1,7 +1,7 @@
-"""Tools that exist for the agent: ``objectiveStatus`` (U§4.2 meta), the mobile ``tap`` by ref,
+"""Tools that exist for the agent: ``objectiveStatus`` (toolset ``meta``), the mobile ``tap`` by ref,
 and the memory tools that ask a model about the screen (``judgement``).
 
-The first two are offered to the model and never recorded (U§4.1 "LLM-only wrapper"):
+The first two are offered to the model and never recorded as such (docs/upstream.md, The toolbox):
 ``objectiveStatus`` only ends a step, and ``tap`` resolves the ref the model saw to a
 ``nodeSelector`` and delegates to ``tapOnElementBySelector``, the precise call a recording keeps
 (through the tool log).

@@ -1,4 +1,5 @@
-"""Expansion of YAML-defined tools (decision 037, U§5.1): parameters into a list of tool calls.
+"""Expansion of YAML-defined tools: parameters into a list of tool calls (docs/guides/tools.md,
+A YAML composition).
 
 ``{{params.x}}`` (or bare ``{{x}}`` when ``x`` is a declared parameter: parameters shadow
 memory) is replaced at expansion. A value that is exactly one token keeps the parameter's

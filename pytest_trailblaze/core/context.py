@@ -49,7 +49,7 @@ class DeviceInfo:
         return resolution_chain(self.segments)
 
     def as_context(self) -> dict[str, Any]:
-        """The ``device`` block handed to tool servers (U§6.5)."""
+        """The ``device`` block handed to tool servers (``_trailblazeContext``)."""
         return {
             "platform": self.platform,
             "widthPixels": self.width,

@@ -1,9 +1,10 @@
-"""Platforms, device classifiers and upstream driver types (U§2.1, U§2.3).
+"""Platforms, device classifiers and upstream driver types (docs/upstream.md, Device classifiers
+and Driver types).
 
 A classifier key such as ``android-phone`` names a device family: its first segment is the
 platform, or a device-type segment that belongs to one platform (``phone`` and ``tablet`` are
 Android's, ``iphone`` and ``ipad`` iOS's, ``compose`` the desktop's). A device reporting
-``[android, phone]`` tries ``android-phone``, ``android``, then ``phone`` (U§2.2), so a bare
+``[android, phone]`` tries ``android-phone``, ``android``, then ``phone`` (``lineage.py``), so a bare
 ``phone:`` recording is reachable and valid.
 
 Upstream driver enum names (``PLAYWRIGHT_NATIVE``) appear in trail pins; their ``yaml_key``
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 
 PLATFORMS: tuple[str, ...] = ("android", "ios", "web", "desktop")
 
-#: Device-type segments a device reports after its platform (U§2.1), and that platform.
+#: Device-type segments a device reports after its platform, and that platform.
 SEGMENT_PLATFORMS: dict[str, str] = {
     "phone": "android",
     "tablet": "android",
@@ -103,7 +104,7 @@ KNOWN_CLASSIFIERS: tuple[str, ...] = (
 
 
 def form_factor(platform: str, width_px: int, height_px: int, density: float | None = None) -> str | None:
-    """The second classifier segment of a mobile device (U§2.1); None for web and desktop.
+    """The second classifier segment of a mobile device; None for web and desktop.
 
     Android: a tablet when its smallest width is at least 600 dp (pixels / density), or, when
     the density is unknown, when its shortest side is at least 1536 px. iOS: an iPad when its

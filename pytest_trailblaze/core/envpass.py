@@ -1,4 +1,4 @@
-"""The load-time ``{{ENV_VAR}}`` / ``{{CWD}}`` pass of U§1.12, applied to parsed values.
+"""The load-time ``{{ENV_VAR}}`` / ``{{CWD}}`` pass, applied to parsed values.
 
 Upstream substitutes environment values into the file's text before parsing. Splicing text
 into YAML lets a value add structure: an environment value ``ok" }`` plus a new line and

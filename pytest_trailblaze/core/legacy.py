@@ -1,4 +1,4 @@
-"""Legacy per-device trail files (U§1.1, U§1.9, U§7.3): one trail spread over a directory.
+"""Legacy per-device trail files (docs/upstream.md, Trail files): one trail spread over a directory.
 
 Before the unified format, a trail was a directory: a natural-language definition (``trail.yaml``
 in the v1 list format, or ``blaze.yaml``) and one v1 recording per device, named for the device's
@@ -28,7 +28,7 @@ from .loader import classifier_from_filename
 DEFINITION = "trail.yaml"
 BLAZE = "blaze.yaml"
 SUFFIX = ".trail.yaml"
-#: The device a platform's item is assumed to run on when no device profile says (U§2.1).
+#: The device a platform's item is assumed to run on when no device profile says.
 USUAL_FORM_FACTORS = {"android": "phone", "ios": "iphone"}
 
 
@@ -129,7 +129,8 @@ def is_blaze_definition(path: Path) -> bool:
 
 
 def recording_file(path: Path, is_v1: bool, classifier: str) -> Path:
-    """Where a run of ``path`` on a ``classifier`` device saves what the agent did (U§7.3).
+    """Where a run of ``path`` on a ``classifier`` device saves what the agent did
+    (docs/upstream.md, Recording write-back).
 
     A unified trail takes it into the device's slot of the file itself. A v1 definition
     (``trail.yaml``, ``blaze.yaml``) or a v1 file named for a device takes it into the device's own

@@ -1,4 +1,4 @@
-"""Closest-wins resolution of classifier-keyed maps (U§2.2).
+"""Closest-wins resolution of classifier-keyed maps (docs/upstream.md, Device classifiers).
 
 A device reports classifier segments broad-first (``[android, phone]``). Its resolution chain
 lists keys from the most to the least specific: the joined compound, its ancestors (drop the
@@ -49,5 +49,5 @@ def resolve(mapping: Mapping[str, T], chain: Iterable[str]) -> tuple[str, T] | N
 
 
 def segments_for(platform: str, form_factor: str | None = None) -> tuple[str, ...]:
-    """Classifier segments a device of ``platform`` reports (U§2.1)."""
+    """Classifier segments a device of ``platform`` reports."""
     return (platform, form_factor) if form_factor else (platform,)

@@ -1,4 +1,4 @@
-"""Trail YAML text to a ``Trail`` (U§1.2-1.10), reporting every problem of a file at once.
+"""Trail YAML text to a ``Trail`` (docs/guides/trails.md), reporting every problem of a file at once.
 
 The root decides the format: a list is legacy v1, a mapping is unified. Both grammars are
 checked strictly (unknown keys are problems) because a silently dropped key in a test is a
@@ -93,7 +93,7 @@ def parse_trail(
 ) -> Trail:
     """Parse trail text; ``path`` is used in spans and messages.
 
-    With ``env``, the ``{{ENV_VAR}}`` pass (U§1.12) runs over the parsed values, never the text.
+    With ``env``, the ``{{ENV_VAR}}`` pass (``envpass.py``) runs over the parsed values, never the text.
     """
     src = Source(path)
     root = src.compose(text)
@@ -118,7 +118,7 @@ def parse_trail(
 
 
 class _Unified(StepGrammar):
-    """The unified format: ``config`` / ``trailhead`` / ``trail`` (U§1.4-1.6)."""
+    """The unified format: ``config`` / ``trailhead`` / ``trail``."""
 
     def read(self, root: MappingNode) -> Trail | None:
         src = self.src

@@ -1,4 +1,5 @@
-"""Trail memory: seeded values, secrets, bound args, interpolation and masking (U§1.8, U§3).
+"""Trail memory: seeded values, secrets, bound args, interpolation and masking
+(docs/upstream.md, Tokens and memory).
 
 Interpolation happens once, right before a tool is dispatched, over string scalars only, in a
 single pass (a value that itself contains a token is not expanded again). Unknown tokens stay
@@ -235,7 +236,7 @@ def _as_text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-# -- args binding (U§1.8) ---------------------------------------------------------------------
+# -- args binding ---------------------------------------------------------------------------
 def bind_args(decls: Mapping[str, ArgDecl], provided: Mapping[str, Any]) -> dict[str, Any]:
     """Typed values for every declared arg; unknown, missing or mistyped values are errors."""
     problems = []

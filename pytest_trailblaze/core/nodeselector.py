@@ -1,4 +1,4 @@
-"""The ``nodeSelector`` schema of recorded tool calls (U§4.4).
+"""The ``nodeSelector`` schema of recorded tool calls (docs/upstream.md, Node selectors on mobile).
 
 A selector holds at most one driver matcher (``web``, ``androidAccessibility``, ...) plus
 optional spatial / structural relations and an ``index`` applied last. Unknown fields are

@@ -1,4 +1,4 @@
-"""Writing agent-made recordings back into trail files (U§7.3), every other byte unchanged.
+"""Writing agent-made recordings back into trail files, every other byte unchanged.
 
 The loader finds the step (its span); the file's node tree gives the byte range of the step's
 ``recording:`` slot for the device; only that range is replaced, or new lines are inserted after

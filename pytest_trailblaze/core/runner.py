@@ -1,4 +1,5 @@
-"""Replay of a trail for one device: trailhead, then steps, each in one of three states (U§1.5).
+"""Replay of a trail for one device: trailhead, then steps, each in one of three states
+(docs/upstream.md, Recordings: three states).
 
 For the device's classifier chain each step resolves to a list of calls (replayed in order,
 stopping at the first failure), an empty list (a passing no-op), or nothing at all (an agent
@@ -93,7 +94,7 @@ def resolve_step(
 
 def plan_trail(trail: Trail, chain: tuple[str, ...], *, use_recordings: bool = True) -> TrailPlan:
     """Resolve every step; without ``use_recordings`` (AI-only mode) steps go to the agent, except
-    the trailhead and v1 ``- tools:`` blocks, which always replay (U§7.1)."""
+    the trailhead and v1 ``- tools:`` blocks, which always replay."""
     total = len(trail.steps)
     head = resolve_step(trail.trailhead, chain, 0, total) if trail.trailhead else None
     steps = tuple(

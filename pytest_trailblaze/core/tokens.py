@@ -1,4 +1,4 @@
-"""The token grammar shared by the loader (static checks) and memory (interpolation), U§3.1.
+"""The token grammar shared by the loader (static checks) and memory (interpolation).
 
 Two spellings mean the same thing: ``{{name}}`` and ``${name}``. A token body is a memory key
 (``x`` or ``memory.x``) or an args path (``args.x.sub``). Args paths are dotted names only;

@@ -1,4 +1,4 @@
-"""The ``config:`` block of a trail (U§1.7) and its ``args`` declarations (U§1.8)."""
+"""The ``config:`` block of a trail and its ``args`` declarations (docs/upstream.md, Trail files)."""
 
 from __future__ import annotations
 
@@ -99,7 +99,8 @@ _SOURCE_BRIDGE = {"type": "source", "reason": "sourceReason"}
 
 
 def _read_source(src: Source, node: Node) -> dict[str, str]:
-    """v1 ``source: {type, reason}`` becomes the metadata bridge keys ``source``/``sourceReason`` (U§1.7)."""
+    """v1 ``source: {type, reason}`` becomes the metadata bridge keys ``source``/``sourceReason``, as
+    upstream keeps them."""
     if is_null(node):
         return {}
     mapping = src.mapping(node, "config.source", fix="write `source: {type: HANDWRITTEN, reason: ...}`")

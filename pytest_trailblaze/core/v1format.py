@@ -1,4 +1,4 @@
-"""The legacy v1 trail format (U§1.3): a list of single-key items ``config`` / ``trailhead`` /
+"""The legacy v1 trail format: a list of single-key items ``config`` / ``trailhead`` /
 ``prompts`` / ``tools``. A file named for a device (``android-phone.trail.yaml``) holds that
 device's recording; otherwise its recordings apply to any device.
 """

@@ -9,8 +9,8 @@ sees); gestures (long press, swipes, points) are W3C pointer actions.
 
 Device sizes are pixels. Android (UiAutomator2) reports its window in pixels; iOS (XCUITest)
 reports points, which become pixels when the session reports a ``pixelRatio``. Android's density
-comes from ``deviceScreenDensity`` (dpi / 160) when reported; without it the size rules of U§2.1
-fall back to pixels.
+comes from ``deviceScreenDensity`` (dpi / 160) when reported; without it the size rules
+(docs/upstream.md, Device classifiers) fall back to pixels.
 """
 
 from __future__ import annotations

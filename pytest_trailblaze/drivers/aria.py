@@ -1,4 +1,4 @@
-"""Reading Playwright ARIA snapshots: element ids ``eN`` (U§4.9) and ARIA descriptors (U§4.8).
+"""Reading Playwright ARIA snapshots: element ids ``eN`` and ARIA descriptors (docs/upstream.md).
 
 Recorded web trails carry refs such as ``e11`` that were ids in the recorder's compact element
 list. To honour them at replay we number a fresh snapshot of the current page exactly as the
@@ -286,7 +286,7 @@ class Descriptor:
 
 
 def parse_descriptor(ref: str) -> Descriptor:
-    """Split a ref into role and name; trailing ``[attrs]`` are ignored (U§4.8)."""
+    """Split a ref into role and name; trailing ``[attrs]`` are ignored."""
     text = _TRAILING_ATTRS.sub("", ref.strip()).strip()
     match = _DESCRIPTOR.match(text)
     if match:
@@ -305,7 +305,7 @@ def _known(role: str) -> str:
 
 
 def literal_name(pattern: str) -> str:
-    """A recorded ``ariaNameRegex`` as the literal name it was generated from (U§4.8)."""
+    """A recorded ``ariaNameRegex`` as the literal name it was generated from."""
     text = pattern
     quoted = re.fullmatch(r"\\Q(.*?)\\E", text, re.DOTALL)
     if quoted:

@@ -1,4 +1,5 @@
-"""Element resolution of U§4.8 for the web driver: ``css=`` refs, ``eN`` ids, ARIA descriptors.
+"""Element resolution for the web driver: ``css=`` refs, ``eN`` ids, ARIA descriptors
+(docs/upstream.md, Element references on the web).
 
 A mixin of ``WebDriver`` (it needs the driver's ``page`` and ``hierarchy()``): the rules for
 turning a ref and/or ``nodeSelector.web`` into one Playwright locator live here, the actions and
@@ -67,9 +68,10 @@ class ElementLocators:
     def _element_locator(self, element: str, *, required: bool) -> Any:
         """The element numbered ``element`` on the current page, by its identity in the snapshot.
 
-        The default snapshot gives the numbering (U§4.9); the AI snapshot taken right after it
-        marks the same elements with Playwright's refs, which ``aria-ref=`` resolves to the very
-        element (a name from CSS generated content matches no text). It must be the last snapshot
+        The default snapshot gives the numbering (docs/upstream.md, Element numbering); the AI
+        snapshot taken right after it marks the same elements with Playwright's refs, which
+        ``aria-ref=`` resolves to the very element (a name from CSS generated content matches no
+        text). It must be the last snapshot
         taken before the action: each snapshot replaces the refs of the one before.
         """
         numbered = self.numbered_elements()
@@ -112,7 +114,8 @@ class ElementLocators:
         return self.page.get_by_role(role)
 
     def by_descriptor(self, descriptor: aria.Descriptor) -> Any:
-        """``role "Name"`` exactly; otherwise the fallback ladder of U§4.8."""
+        """``role "Name"`` exactly; otherwise the role with the name, then the name under ``FALLBACK_ROLES``
+        in turn, then a label, then any text (docs/upstream.md, Element references on the web)."""
         if descriptor.quoted or (descriptor.name is None and descriptor.role != "generic"):
             return self.by_role(descriptor.role or "generic", descriptor.name)
         if descriptor.role != "generic":

@@ -1,4 +1,4 @@
-"""The requests a trail's pages sent, for ``web_assertNetworkEvent`` (U§4.7).
+"""The requests a trail's pages sent, for ``web_assertNetworkEvent`` (docs/guides/trails.md).
 
 Upstream captures every exchange of the browser context from the start of the session (method,
 URL, request body; status of the response) and the assertion scans the outgoing requests for an

@@ -1,6 +1,6 @@
-"""The web driver: a trail's browser context and page, and the element resolution of U§4.8.
+"""The web driver: a trail's browser context and page, and how web tools find elements.
 
-The browser itself (launch, contexts) is ``browser.py``. Element lookup follows U§4.8 exactly
+The browser itself (launch, contexts) is ``browser.py``. Element lookup follows upstream exactly
 (``locators.py``: ``css=`` refs, ``eN`` snapshot ids, ARIA descriptors, ``nodeSelector.web`` OR'd
 with the ref, a 10 s attach wait). Two choices keep replay close to raw Playwright speed without
 changing what a trail means:
@@ -70,7 +70,7 @@ JPEG_QUALITY = 80
 
 
 class WebDriver(ElementLocators, ContextRecording, ConfinedFiles):
-    """One trail's browser context and page, and the element resolution of U§4.8 (traces and
+    """One trail's browser context and page, and its element resolution (``ElementLocators``; traces and
     video: ``ContextRecording``; which ``file://`` pages it may show: ``ConfinedFiles``)."""
 
     platform = "web"
@@ -159,7 +159,7 @@ class WebDriver(ElementLocators, ContextRecording, ConfinedFiles):
 
     def hierarchy(self) -> str:
         """The page's default ARIA snapshot, exactly as ``locator(":root").aria_snapshot()`` prints
-        it (the text ``eN`` numbering reads, U§4.9), at a third of its cost.
+        it (the text ``eN`` numbering reads), at a third of its cost.
 
         The root locator costs Playwright three round trips (resolve, snapshot, release); the
         page's own snapshot costs one and differs only by the root line, which for an ``<html>``
@@ -263,7 +263,7 @@ class WebDriver(ElementLocators, ContextRecording, ConfinedFiles):
             found, start = self.network_log.search(event_name, start)
         return found
 
-    # -- acting on elements (U§4.8) -----------------------------------------------------------
+    # -- acting on elements -----------------------------------------------------------------
     def act(
         self, locator: Any, described: str, action: Callable[[Any, float], T], *, pointer: bool = False
     ) -> T:

@@ -35,7 +35,8 @@ from ..core.errors import Problem
 from ..core.yamlsource import Source, is_null
 
 MOBILE_PLATFORMS = ("android", "ios")
-#: The device types (second classifier segment) each mobile platform reports (U§2.1).
+#: The device types (second classifier segment) each mobile platform reports
+#: (docs/upstream.md, Device classifiers).
 FORM_FACTORS = {"android": ("phone", "tablet"), "ios": ("iphone", "ipad")}
 PROFILE_KEYS = ("capabilities", "url", "devices")
 DEVICE_KEYS = ("udid", "url", "capabilities")

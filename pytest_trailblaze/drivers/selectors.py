@@ -1,11 +1,12 @@
-"""Node selectors (U§4.4) resolved in pure Python over a device's view hierarchy.
+"""Node selectors resolved in pure Python over a device's view hierarchy (docs/upstream.md, Node
+selectors on mobile).
 
 The hierarchy is Appium's page source: UiAutomator2-shaped XML on Android (``class``, ``text``,
 ``content-desc``, ``resource-id``, ``bounds="[x1,y1][x2,y2]"``, boolean flags) or XCUITest-shaped
 XML on iOS (``type``, ``name``, ``label``, ``value``, ``x``/``y``/``width``/``height``). Appium's
 fake driver reads ``top``/``left``/``width``/``height``, which count too.
 
-Text patterns follow the cross-language contract of ``matcher-parity-fixtures.json``: a pattern
+Text patterns follow upstream's matching rules (the same in each of its languages): a pattern
 matches when it matches the whole text as a (Java-flavoured) regex, or equals it literally. The
 native dialect is case-sensitive; the Maestro dialect is case-insensitive, dot-all and multi-line
 by default and rescues an invalid regex as an escaped case-insensitive literal.
@@ -168,7 +169,7 @@ def _rect(attrs: Mapping[str, str]) -> tuple[int, int, int, int]:
     return number("x", "left"), number("y", "top"), number("width"), number("height")
 
 
-# -- text patterns (matcher-parity contract) --------------------------------------------------------
+# -- text patterns (upstream's matching rules) ------------------------------------------------------
 def matches_pattern(pattern: str | None, text: str | None, *, maestro: bool = False) -> bool:
     """Whether ``pattern`` selects ``text``; a None pattern selects anything, None text nothing."""
     if pattern is None:

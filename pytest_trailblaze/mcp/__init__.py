@@ -1,4 +1,4 @@
-"""MCP subprocess tool servers (SPEC §5).
+"""MCP subprocess tool servers (docs/guides/mcp.md).
 
 This package's top level stays light: Python MCP servers import ``trailblaze_context`` from it,
 and a server process should not pay for the client machinery.

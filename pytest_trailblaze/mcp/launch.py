@@ -1,4 +1,4 @@
-"""How to start an MCP tool server: its command line, folder and environment (SPEC §5).
+"""How to start an MCP tool server: its command line, folder and environment.
 
 ``script:`` entries pick a runtime from the file type: ``.py`` runs on this Python, ``.ts`` on
 bun when it is on PATH, else on node through tsx (from ``node_modules/.bin`` above the script, or

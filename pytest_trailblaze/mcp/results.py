@@ -1,4 +1,4 @@
-"""Memory writes an MCP tool result carries back to the trail (upstream's scripting convention, U§3.4).
+"""Memory writes an MCP tool result carries back to the trail (upstream's scripting convention).
 
 Upstream's TypeScript SDK returns a handler's ``ctx.memory.set(...)`` / ``.delete(...)`` on the
 result as ``_meta.trailblaze.memoryDelta`` (key -> string) and ``_meta.trailblaze.memoryDeletions``

@@ -1,4 +1,5 @@
-"""Tools advertised by MCP servers, registered under their advertised names (SPEC §5, U§6.4-6.5).
+"""Tools advertised by MCP servers, registered under their advertised names
+(docs/upstream.md, MCP servers).
 
 ``_meta`` decides registration, in order: ``trailblaze/supportedDrivers``,
 ``trailblaze/supportedPlatforms`` (any case), ``trailblaze/requiresHost`` (dropped in on-device

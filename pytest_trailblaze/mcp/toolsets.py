@@ -23,7 +23,7 @@ T = TypeVar("T")
 
 
 def device_environment(device: DeviceInfo, session_id: str) -> dict[str, str]:
-    """The ``TRAILBLAZE_*`` variables a server sees (U§6.2)."""
+    """The ``TRAILBLAZE_*`` variables a server sees (docs/guides/mcp.md)."""
     return {
         "TRAILBLAZE_DEVICE_PLATFORM": device.platform.upper(),
         "TRAILBLAZE_DEVICE_DRIVER": device.driver_key,

@@ -59,14 +59,16 @@ def add_options(parser: pytest.Parser) -> None:
     option(
         "llm",
         metavar="PROVIDER/MODEL",
-        help="model for steps without a recording, e.g. openai/gpt-4.1 "
-        f"or anthropic/claude-sonnet-4-5 (or TRAILBLAZE_LLM_MODEL); needs {EXTRA_HINT}",
+        help="model for steps without a recording, e.g. openai/gpt-4.1, anthropic/claude-sonnet-4-5, "
+        "google/gemini-2.5-flash or azure/<deployment> (or TRAILBLAZE_LLM_MODEL); needs the provider's "
+        f"extra (agent-openai, agent-anthropic, agent-google) or all of them: {EXTRA_HINT}",
     )
     option(
         "llm-base-url",
         metavar="URL",
-        help="OpenAI-compatible server (Ollama, vLLM, LM Studio...) "
-        "or another Anthropic endpoint; default OPENAI_BASE_URL / ANTHROPIC_BASE_URL",
+        help="OpenAI-compatible server (Ollama, vLLM, LM Studio...), the Azure OpenAI endpoint, "
+        "or another Anthropic or Gemini endpoint; default OPENAI_BASE_URL / AZURE_OPENAI_ENDPOINT / "
+        "ANTHROPIC_BASE_URL / GOOGLE_GEMINI_BASE_URL",
     )
     option(
         "llm-timeout",
@@ -261,7 +263,7 @@ class BuiltinAgent:
         )
         runs = item.stash.setdefault(RUNS_KEY, [])
         previous = previous_step(item.trail, step, runs)
-        attempts = (step.step.max_retries or 0) + 1  # `maxRetries:` caps the agent's attempts (U§1.4)
+        attempts = (step.step.max_retries or 0) + 1  # `maxRetries: N` gives the agent N more attempts
         for attempt in range(1, attempts + 1):
             try:
                 run = loop.run(step, context, previous)
@@ -293,7 +295,7 @@ def workspace_llm(workspace: Any) -> dict[str, Any]:
 
 
 def workspace_model(workspace: Any) -> str | None:
-    """``llm: defaults: model:`` of the workspace's ``trailblaze.yaml`` (U§5.4)."""
+    """``llm: defaults: model:`` of the workspace's ``trailblaze.yaml``."""
     defaults = workspace_llm(workspace).get("defaults")
     model = defaults.get("model") if isinstance(defaults, dict) else None
     return str(model) if model else None
@@ -360,7 +362,7 @@ def _save(item: Any, trail_run: Any) -> None:
         if not step.step.recordable or step.step.kind == "tools":
             continue
         recorded = resolve_recording(step.step.recording or {}, device.chain())
-        if recorded is not None and not heal:  # U§7.3: an AI-only run replaces none without self-heal
+        if recorded is not None and not heal:  # a recorded step is replaced only when self-healing
             key = "every device" if recorded[0] == ANY_DEVICE else recorded[0]
             notes.append(
                 f"{step.label}: not written: it has a recording for {key} "
@@ -379,7 +381,8 @@ def _save(item: Any, trail_run: Any) -> None:
 
 
 def _write(item: Any, device: Any, updates: list[SlotUpdate]) -> list[str]:
-    """Write into the trail file, or the device's own file beside a v1 definition (U§7.3)."""
+    """Write into the trail file, or the device's own file beside a v1 definition
+    (docs/upstream.md, Recording write-back)."""
     path = recording_file(item.path, item.trail.format == "v1", device.classifier)
     shown = item.trail.path if path == item.path else str(Path(item.trail.path).with_name(path.name))
     try:

@@ -148,7 +148,7 @@ def item_pairs(
     config: pytest.Config, path: Path, trail: Trail, settings: Settings
 ) -> list[tuple[str, str | None]]:
     """``(platform, device)`` of the file's items: one per platform (and device profile); in a
-    legacy directory, only those whose device runs this file of it (U§1.1)."""
+    legacy directory, only those whose device runs this file of it (docs/upstream.md, Trail files)."""
     platforms = item_platforms(trail, settings)
     layout = legacy_dir(config, path)
     if layout is None:

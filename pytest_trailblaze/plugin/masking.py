@@ -1,4 +1,4 @@
-"""Where pytest's text leaves the process, the run's secrets are masked (SPEC §10).
+"""Where pytest's text leaves the process, the run's secrets are masked: no byte of one may leave.
 
 Two doors, one filter (``core.masking.Masker``, built once from ``--trailblaze-secret``):
 

@@ -256,7 +256,8 @@ def add_options(parser: pytest.Parser) -> None:
         ini_default=False,
         action="store_true",
         default=None,
-        help="let trails and tool files name Python files outside the workspace root (code you trust)",
+        help="let trails and tool files name code outside the workspace root: Python files, installed "
+        "modules, MCP server scripts (code you trust)",
     )
     option(
         "max-file-size",

@@ -1,4 +1,4 @@
-"""Memory tools (U§4.6) that need no AI: compare, compute and show remembered values."""
+"""Memory tools (toolset ``memory``) that need no AI: compare, compute and show remembered values."""
 
 from __future__ import annotations
 

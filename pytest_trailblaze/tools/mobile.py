@@ -1,4 +1,4 @@
-"""Built-in mobile tools (U§4.2-4.5) over the Appium driver, for android and ios.
+"""Built-in mobile tools over the Appium driver, for android and ios.
 
 Selector tools resolve ``nodeSelector`` in the page source (pure Python, ``drivers.selectors``)
 and act on the node they found. The older text tools (``tapOnElementWithText``...) are selectors

@@ -1,4 +1,5 @@
-"""Built-in device primitives (U§4.2, U§4.5): links, apps, the clipboard, and Android's shell and intents.
+"""Built-in device primitives: links, apps, the clipboard, and Android's shell and intents
+(docs/guides/mobile.md).
 
 Each one is one Appium command (see ``drivers.appium_commands``): UiAutomator2 and XCUITest
 ``mobile:`` extension commands, or the client's clipboard calls. A server or driver that does

@@ -1,4 +1,4 @@
-"""Built-in mobile tools that type, press keys and move a finger (U§4.2-4.3), over the Appium driver.
+"""Built-in mobile tools that type, press keys and move a finger, over the Appium driver.
 
 Gestures are W3C touch actions at pixel points of the window; the ones that aim at an element
 (``swipeOnElementText``) find it the way the text tools do (``tools.mobile.shown_text``).

@@ -1,6 +1,6 @@
-"""Built-in web tools (U§4.7) over the Playwright web driver.
+"""Built-in web tools over the Playwright web driver, with upstream's names and arguments.
 
-Each tool resolves its target with ``WebDriver.locate`` (U§4.8), acts through
+Each tool resolves its target with ``WebDriver.locate`` (``drivers/locators.py``), acts through
 ``WebDriver.act`` / ``perform`` so the post-action settle applies, and turns Playwright
 timeouts and assertion errors into ``ToolFailure`` with a message a trail author can act on.
 """
@@ -373,7 +373,7 @@ def _expect_element(driver: WebDriver, element: Any, described: str, check: Any)
 
 
 def _expect_text_or_value(driver: WebDriver, element: Any, described: str, expected: str) -> None:
-    """TEXT checks contain-text first, then fall back to the input value (U§4.7)."""
+    """TEXT checks contain-text first, then fall back to the input value, as upstream does."""
     try:
         playwright().expect(element).to_contain_text(expected, timeout=EXPECT_TIMEOUT_MS)
         return

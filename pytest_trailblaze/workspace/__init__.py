@@ -1,4 +1,5 @@
-"""Workspaces: ``trails/config`` folders of trailmaps, targets, toolsets and tool files (U§5)."""
+"""Workspaces: ``trails/config`` folders of trailmaps, targets, toolsets and tool files
+(docs/guides/tools.md, The workspace)."""
 
 from .loader import WorkspaceLoader, code_roots, find_config_dir, load_file, workspace_root
 from .model import Target, ToolDef, Workspace, trail_target

@@ -1,4 +1,5 @@
-"""The framework trailmap ``trailblaze``: built-in toolsets and per-platform defaults (U§4.11).
+"""The framework trailmap ``trailblaze``: built-in toolsets and per-platform defaults
+(docs/upstream.md, The toolbox).
 
 Toolsets decide which tools an agent is offered (the "toolbox"); a recording may call any
 registered tool whatever its toolsets. A workspace trailmap with id ``trailblaze`` shadows

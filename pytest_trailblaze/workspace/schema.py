@@ -1,4 +1,5 @@
-"""Schemas of workspace files (U§5), validated with pydantic against the YAML node tree.
+"""Schemas of workspace files (docs/upstream.md, Workspaces and tool files), validated with
+pydantic against the YAML node tree.
 
 Validation runs on plain values built from the node tree; each pydantic error's location is
 walked back through the same tree to the node it names, so every problem reads
@@ -79,7 +80,7 @@ class TrailValidation(Strict):
 
 
 class TrailmapManifest(Strict):
-    """``trailmaps/<id>/trailmap.yaml`` (U§5.3)."""
+    """``trailmaps/<id>/trailmap.yaml``: a trailmap and its target."""
 
     id: str
     target: TargetConfig | None = None
@@ -94,7 +95,7 @@ class TrailmapManifest(Strict):
 
 
 class LegacyTarget(Strict):
-    """``targets/<id>.yaml`` (U§5.5), still read."""
+    """``targets/<id>.yaml``, the legacy flat target file, still read."""
 
     id: str
     display_name: str | None = None
@@ -108,7 +109,7 @@ class LegacyTarget(Strict):
 
 
 class ToolsetConfig(Strict):
-    """``toolsets/*.yaml`` (U§5.2)."""
+    """``toolsets/*.yaml``: a named group of tools, optionally for some platforms or drivers."""
 
     id: str
     description: str = ""
@@ -147,7 +148,7 @@ class ParamDecl(Strict):
 
 
 class ToolFile(Strict):
-    """``*.tool.yaml`` (U§5.1 + decision 037): ``class:``, ``tools:`` or ``script:``."""
+    """``*.tool.yaml``: ``class:``, ``tools:`` or ``script:`` (docs/guides/tools.md)."""
 
     id: str
     description: str | None = None
@@ -188,7 +189,7 @@ class WorkspaceDefaults(Strict):
 
 
 class WorkspaceConfig(Strict):
-    """``trails/config/trailblaze.yaml`` (U§5.4)."""
+    """``trails/config/trailblaze.yaml``: the workspace's targets, defaults, shared tools and ``llm:``."""
 
     targets: list[str] = []
     defaults: WorkspaceDefaults = WorkspaceDefaults()

@@ -1,4 +1,5 @@
-"""Where the ``script:`` of a target's MCP server may lie (SPEC §10), judged without running it.
+"""Where the ``script:`` of a target's MCP server may lie, judged without running it
+(docs/guides/security.md, Code).
 
 Workspaces may come from strangers (a pull request, a shared repository), and a ``script:`` runs
 as soon as a session, ``trailblaze check`` or ``trailblaze toolbox`` starts the target's servers.

@@ -1,4 +1,4 @@
-"""The toolbox: the tools an agent is offered in a session (U§4.11).
+"""The toolbox: the tools an agent is offered in a session (docs/upstream.md, The toolbox).
 
 It is the union of the always-enabled toolsets, the target's platform toolsets (or the framework
 defaults when the target names none), the tools the target and its platform list, and the tools

@@ -1,4 +1,5 @@
-"""``*.tool.yaml`` files (U§5.1 + decision 037): one of ``class:`` / ``tools:`` / ``script:``.
+"""``*.tool.yaml`` files: one of ``class:`` / ``tools:`` / ``script:`` (docs/upstream.md,
+Workspaces and tool files).
 
 Read statically: a ``class:`` / ``script:`` reference is located (never imported) so a Python
 file outside the workspace root is a problem at its own line before anything runs.

@@ -1,6 +1,6 @@
 """What a server sees: the ``_trailblazeContext`` of each call, its environment, folder and paths.
 
-U§6.2 (spawn environment) and U§6.5 (per-call context): memory without secrets, the device with a
+The spawn environment and the per-call context (docs/guides/mcp.md): memory without secrets, the device with a
 lowercase platform, tool arguments memory-interpolated before the call; the parent environment
 inherited plus the ``TRAILBLAZE_*`` contract; cwd = the script's folder (or ``cwd:``); relative
 paths resolved against the declaring file's folder.

@@ -1,4 +1,4 @@
-"""How a server entry becomes a command line, and the errors when it cannot (SPEC §5).
+"""How a server entry becomes a command line, and the errors when it cannot.
 
 ``.py`` runs on this Python; ``.ts`` on bun when it is on PATH, else node + tsx (node_modules/.bin
 above the script, or PATH), else "No compatible TypeScript runtime found on PATH. Install bun or

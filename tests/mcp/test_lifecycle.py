@@ -1,4 +1,4 @@
-"""Servers that crash, hang, ignore shutdown or take too long (SPEC §5, U§6.3, U§6.5).
+"""Servers that crash, hang, ignore shutdown or take too long (docs/guides/mcp.md).
 
 - a server dying under a call is a FatalToolError with its exit code and last stderr lines, and
   every later use of its session scope fails with the same cause;

@@ -1,8 +1,8 @@
 """Tools of MCP servers are registered under their advertised names, shaped and filtered by ``_meta``.
 
-SPEC §5, U§6.3-6.4: filter order supportedDrivers -> supportedPlatforms -> requiresHost (dropped
-in on-device agent mode), platform names in any case, malformed values counted as absent;
-``trailblaze/toolset`` pushes a tool into a toolset; ``surfaceToLlm`` / ``isRecordable`` shape the
+As upstream (docs/upstream.md, MCP servers): filter order supportedDrivers -> supportedPlatforms ->
+requiresHost (dropped in on-device agent mode), platform names in any case, malformed values counted
+as absent; ``trailblaze/toolset`` pushes a tool into a toolset; ``surfaceToLlm`` / ``isRecordable`` shape the
 descriptor; ``requiresContext`` is kept as metadata only.
 """
 

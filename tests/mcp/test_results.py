@@ -1,4 +1,4 @@
-"""How a server's answer becomes a result (U§6.5), and arguments checked before any call.
+"""How a server's answer becomes a result, and arguments checked before any call.
 
 The first text content is the message; ``isError`` fails the step with that text (or says there
 was none); an SDK error for an unknown tool is a failure too; structured content is kept; a call

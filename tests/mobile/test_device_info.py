@@ -1,4 +1,5 @@
-"""Device info and classifiers (U§2.1): measured from the Appium session's window and capabilities.
+"""Device info and classifiers (docs/upstream.md, Device classifiers): measured from the Appium
+session's window and capabilities.
 
 Android: a tablet when the smallest width is at least 600 dp, dp = px / (deviceScreenDensity / 160);
 without a density, when the shortest side is at least 1536 px. iOS: window sizes are points, made

@@ -1,4 +1,4 @@
-"""A secret typed on a device never reaches the local Appium server's log (issue 13 §2, SPEC §10).
+"""A secret typed on a device never reaches the local Appium server's log (docs/guides/security.md).
 
 At ``info`` and ``debug`` Appium logs every request body: the text typed into a field appears as
 ``{"text": "<secret>", "value": ["<s>", "<e>", ...]}`` and again in the driver's ``setValue()``

@@ -1,4 +1,5 @@
-"""Recorded text checks compare what the author wrote, on a real Appium server (issue 8 §1).
+"""Recorded text checks compare what the author wrote, on a real Appium server (YAML 1.2
+scalars: ``text: 017`` checks ``017``).
 
 YAML 1.1 read ``text: 8:00`` as 480: ``assertNotVisibleWithText {text: 8:00}`` passed while 8:00
 was on screen, and the corpus's ``textRegex: 8:00`` looked for 480. Each case reads a real trail

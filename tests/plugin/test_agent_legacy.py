@@ -1,4 +1,4 @@
-"""Legacy per-device trail files (U§1.1, U§1.9, U§7.3) and the save-back rules, through pytest.
+"""Legacy per-device trail files (docs/upstream.md, Trail files) and the save-back rules, through pytest.
 
 A directory holding a v1 definition (``trail.yaml`` or ``blaze.yaml``) and per-device recordings
 (``web.trail.yaml``, ``android-phone.trail.yaml``) is ONE trail: one item per platform, each in
@@ -217,7 +217,7 @@ def test_a_blaze_yaml_definition_is_recorded_beside_it(
     assert collected(pytester) == ["trails/counter/web.trail.yaml::legacy/counter[web]"]
 
 
-# -- what a run may replace (U§7.3) -----------------------------------------------------------------------
+# -- what a run may replace -----------------------------------------------------------------------------
 RECORDED = """\
 trailhead:
   step: Open the counter

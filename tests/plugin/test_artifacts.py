@@ -1,4 +1,4 @@
-"""Per-test artifact folders: unique for every item, the same on every run (SPEC §10)."""
+"""Per-test artifact folders: unique for every item, the same on every run."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Async tests before, between and after web trails in one run (issue 14 §2), on real Chromium.
+"""Async tests before, between and after web trails in one run, on real Chromium.
 
 pytest-asyncio (auto mode) and anyio's plugin (asyncio and trio backends) each need the main
 thread free of a running loop; a web trail used to leave Playwright's marked there, and every

@@ -1,4 +1,4 @@
-"""A value of 50 MB is shown cut, with a note of its size (issue 20, seen while at it).
+"""A value of 50 MB is shown cut, with a note of its size.
 
 A tool argument of 50 MB once made 150 MB of terminal output, a 350 MB ``record.json`` and 2 GB
 of memory. The tool still gets the whole value; what the terminal, JUnit, the records and the

@@ -1,4 +1,4 @@
-"""A browser that is slow to go away does not hold the run (issue 20: the 30 s wait at exit).
+"""A browser that is slow to go away does not hold the run (an ``-n`` run once waited 30 s at exit).
 
 Playwright gives a closing browser 30 s to exit and waits until every process holding the
 browser's output has gone; a Chromium child that lingers on a busy machine made an xdist

@@ -1,4 +1,4 @@
-"""Pages whose script never yields, and promises that never settle (issue 20 §1, §2).
+"""Pages whose script never yields, and promises that never settle: the step fails within the web timeout.
 
 Playwright's ``evaluate`` has no timeout: ``while(true){}`` in a page, or ``web_evaluate`` of
 ``new Promise(() => {})``, kept a run waiting until CI killed it. Every call into the page is

@@ -523,7 +523,7 @@ def test_toolbox_of_a_target_leaves_out_the_tools_of_other_targets(tmp_path: Pat
     assert "shop_web_greet" not in listed(store_out), store_out
 
 
-# -- every call against its tool's schema, at every depth (issue 13 §5, issue 8 §3) -----------------
+# -- every call against its tool's schema, at every depth -----------------------------------------
 COMPOSED = {
     "trails/config/trailblaze.yaml": "targets: [shop]\n",
     "trails/config/trailmaps/shop/trailmap.yaml": """

@@ -1,5 +1,6 @@
 """Collection, ``--collect-only``, ``trailblaze check`` and ``toolbox`` run no code they do not need,
-and never code outside the workspace root unless the user allows it (issue 13 §4).
+and never code outside the workspace root unless the user allows it
+(docs/guides/security.md, Code).
 
 Every Python file here writes a marker file when it is imported or called, so "nothing ran" is
 a fact on disk. ``outside/`` sits next to the workspace, not inside it.
@@ -131,7 +132,7 @@ def test_the_option_allows_code_outside_the_root(project: Path, pytester: pytest
     assert markers(pytester) == ["IMPORTED-evil"]
 
 
-# -- installed modules, and code that ends the process its way (issue 20 §14) --------------------------
+# -- installed modules, and code that ends the process its way -----------------------------------------
 #: A stand-in web browser: antigravity would run it. It must never run.
 FAKE_BROWSER = '#!/bin/sh\necho opened > "$(dirname "$0")/BROWSER-OPENED"\n'
 INSTALLED = {"shop_gravity": "antigravity:fly", "shop_zen": "this:s", "shop_venv": "venv.__main__:main"}

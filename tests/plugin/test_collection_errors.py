@@ -164,7 +164,7 @@ def test_bad_option_values_are_usage_errors(
     no_traceback(result)
 
 
-# -- static checks of recorded calls (issue 8 §3, issue 13 §1 and §5) --------------------------------
+# -- static checks of recorded calls ----------------------------------------------------------------
 CALLS = """
 config:
   id: calls

@@ -1,4 +1,4 @@
-"""``file://`` URLs stay inside the trail's workspace and the rootdir (issue 20 §11).
+"""``file://`` URLs stay inside the trail's workspace and the rootdir (docs/guides/security.md, URLs).
 
 A stranger's trail that opens ``file:///etc/passwd``, or a page of its own that sends the browser
 to a file outside the project or frames one, would copy that file into the failure snapshot, the

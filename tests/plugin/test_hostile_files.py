@@ -1,4 +1,5 @@
-"""Hostile files in a trails folder (issue 20 §3, §4, §6, §7, §8, §13 and the file-size limit).
+"""Hostile files in a trails folder: pipes, walks of ``/``, link loops, unwritable
+outputs, toolset patterns that leave the workspace, and the file-size limit.
 
 A stranger's pull request can add a named pipe, a link that loops, a link to ``/etc/passwd``, a
 2 GB sparse file or a toolset glob that climbs out of the workspace. Collection and

@@ -1,4 +1,4 @@
-"""Hostile YAML in a real pytest run (issue 13 §1, §4): nothing crashes the process, every bad file
+"""Hostile YAML in a real pytest run: nothing crashes the process, every bad file
 is a located collection error, the other trails still run, and an environment value never adds
 structure to a trail.
 
@@ -152,7 +152,7 @@ def test_a_tag_in_an_args_file_is_a_usage_error(pytester: pytest.Pytester, tb) -
     assert "args.yaml:1:7: unknown YAML tag !!python/name:os.system" in result.stderr.str()
 
 
-# -- fan-outs that multiply at every level (issue 20 §9) ----------------------------------------------
+# -- fan-outs that multiply at every level -----------------------------------------------------------
 def merge_fan_out(levels: int = 8, width: int = 10) -> str:
     """Tool arguments whose mappings each merge ten aliases of the level below: 10**8 pairs."""
     rows = ["        - assertEquals:", "            actual:", "              - &a0 {k0: x}"]

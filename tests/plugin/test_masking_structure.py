@@ -1,5 +1,5 @@
 """Masking rewrites values, never structure; every written form of a secret is masked; trail text
-cannot steer the terminal (issue 20 §5, §10, §12).
+cannot steer the terminal (docs/guides/security.md).
 
 - A one-letter secret (``e``) or one equal to a field name (``outcome``, ``nodeid``) used to rewrite
   dictionary keys and report fields: ``KeyError: 'nodeid'`` in the summary, an INTERNALERROR from

@@ -1,4 +1,4 @@
-"""An MCP server's ``script:`` must lie inside the workspace root (issue 13 §4, SPEC §10).
+"""An MCP server's ``script:`` must lie inside the workspace root (docs/guides/security.md, Code).
 
 A workspace may come from a stranger, and a ``script:`` runs as soon as a session, ``trailblaze
 check`` or ``trailblaze toolbox`` starts the target's servers. A script that leaves the root (a

@@ -1,4 +1,4 @@
-"""Trails and pytest-playwright page tests in one run (issue 14 §1), on real Chromium.
+"""Trails and pytest-playwright page tests in one run, on real Chromium.
 
 Each run is a real ``python -m pytest`` with pytest-playwright 0.10 loaded from its entry point,
 as a user has it. Its page tests need Debian's Chromium named in their launch arguments

@@ -1,4 +1,4 @@
-"""Trails beside other pytest plugins and options (issue 14 §5 and the combinations): real pytest
+"""Trails beside other pytest plugins and options and their combinations: real pytest
 subprocess runs of real trails on Chromium, next to plain Python tests.
 
 - ``--strict-markers`` with a Python test marked with a tag that trails declare passes whichever

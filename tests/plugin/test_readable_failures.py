@@ -1,4 +1,4 @@
-"""Failures other tools can read (issue 14 §4): real pytest runs of real trails on Chromium.
+"""Failures other tools can read: real pytest runs of real trails on Chromium.
 
 - a failed step is an ``AssertionError`` to pytest-rerunfailures (``--only-rerun``), under xdist;
 - ``--tb=line``, the short summary (``-rA``) and JUnit get one line: the trail's file, the failing

@@ -1,6 +1,6 @@
 """A secret never leaves a run: every output stream, every file and every path name is swept for it.
 
-One workspace exercises every channel a secret could leak through (issue 13 §2, SPEC §10):
+One workspace exercises every channel a secret could leak through (docs/guides/security.md):
 
 - a web trail whose ``config.id`` and step text hold an environment variable that is also a
   secret, that types the secret into a field, snapshots the page under a secret-derived name and
@@ -287,7 +287,7 @@ def test_no_byte_of_a_secret_leaves_the_run(pytester: pytest.Pytester, tb, monke
     assert any("ts stderr ********" in p.read_text() for p in ts_logs), "no TypeScript host log"
     assert list(out.rglob("mcp-*.log")), "no per-test copy of an MCP log"
     assert (pytester.path / ".pytest_cache" / "v" / "cache" / "lastfailed").is_file()
-    # evidence (issue 10): live progress (-v), records, summary, HTML report, JUnit step properties
+    # evidence: live progress (-v), records, summary, HTML report, JUnit step properties
     assert len(list(out.rglob("record.json"))) == 5, "trail records not written"
     assert (out / "summary.json").is_file() and (pytester.path / "report.html").is_file()
     assert "Log in with ********" in (pytester.path / "report.html").read_text()
@@ -295,7 +295,7 @@ def test_no_byte_of_a_secret_leaves_the_run(pytester: pytest.Pytester, tb, monke
     assert list(out.rglob("trace.zip")), "no trace recorded"
     assert (pytester.path / ".pytest_cache" / "v" / "cache" / "nodeids").is_file()
     assert "log: logging in with ********" in (pytester.path / "run.log").read_text()
-    # Allure (issue 14): results with steps and tool calls, captured output and evidence attached
+    # Allure: results with steps and tool calls, captured output and evidence attached
     for allure_dir in ("allure-serial", "allure-xdist"):
         results = "".join(p.read_text() for p in (pytester.path / allure_dir).glob("*-result.json"))
         assert "Log in with ********" in results and '"password", "value": "********"' in results

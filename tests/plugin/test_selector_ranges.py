@@ -1,4 +1,4 @@
-"""Numbers inside a recorded ``nodeSelector`` are range-checked like every tool argument (issue 13 §1).
+"""Numbers inside a recorded ``nodeSelector`` are range-checked like every tool argument.
 
 ``index``, ``nthIndex``, ``headingLevel``, ``inputType`` and the collection item row / column are
 whole numbers with bounds: a negative, fractional, non-finite or absurd value is a collection

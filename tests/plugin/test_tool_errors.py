@@ -1,4 +1,4 @@
-"""An exception from a user's Python or scripted tool reads like any failed step (issue 13 §5).
+"""An exception from a user's Python or scripted tool reads like any failed step.
 
 The failure names the trail file and line, ``step i of N``, the tool and its masked arguments,
 the exception, and the user's own frames; plugin frames appear only with

@@ -1,4 +1,4 @@
-"""Binding ``config.args`` (U§1.8): unknown/missing/null values, coercion by type, defaults."""
+"""Binding ``config.args``: unknown/missing/null values, coercion by type, defaults."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""drivers/aria.py: eN numbering of ARIA snapshots (U§4.9) and ARIA descriptors (U§4.8), pure text."""
+"""drivers/aria.py: eN numbering of ARIA snapshots and ARIA descriptors, pure text
+(docs/upstream.md, Element numbering)."""
 
 from __future__ import annotations
 
@@ -89,7 +90,7 @@ def lines(*rows: str) -> str:
     return "\n".join(rows)
 
 
-# -- numbering (U§4.9) --------------------------------------------------------------------------
+# -- numbering --------------------------------------------------------------------------------
 class TestNumbering:
     def test_sample_app_form_matches_the_recorded_ids(self):
         numbered = number_elements(FORM_SNAPSHOT)
@@ -470,7 +471,7 @@ class TestElementId:
         assert element_id(ref) is None
 
 
-# -- descriptors (U§4.8) ------------------------------------------------------------------------
+# -- descriptors ------------------------------------------------------------------------------
 class TestParseDescriptor:
     @pytest.mark.parametrize(
         ("ref", "expected"),

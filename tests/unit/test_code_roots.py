@@ -1,4 +1,4 @@
-"""Python files named by trails and tool files stay inside the workspace root (issue 13 §4).
+"""Python files named by trails and tool files stay inside the workspace root (docs/guides/security.md, Code).
 
 ``locate`` finds code without running it; ``CodeRoots`` refuses a file outside its roots unless
 allowed. Each Python file here writes a marker when imported, so "nothing ran" is checked on disk.

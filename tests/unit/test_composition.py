@@ -1,4 +1,5 @@
-"""YAML-defined tools (``tools:`` mode, decision 037 + U§5.1): parameters into a list of tool calls.
+"""YAML-defined tools (``tools:`` mode): parameters into a list of tool calls (docs/guides/tools.md,
+A YAML composition).
 
 Two levels: ``expand()`` on its own, and a real ``CompositeTool`` built by ``WorkspaceLoader`` from a
 workspace in ``tmp_path`` and run through an in-process registry with fake tools.

@@ -1,4 +1,4 @@
-"""Conformance with the 119 real upstream trails (U§1.11).
+"""Conformance with the 119 real upstream trails of the corpus.
 
 Each file is loaded by the loader and cross-checked against an independent oracle built from
 ``yaml.load`` output with the YAML 1.2 core schema written out here (upstream reads trails with
@@ -148,7 +148,7 @@ def test_config_matches_the_oracle(upstream: Path, rel: str) -> None:
     assert set(config.args) == set(expected.get("args") or {})
 
 
-# --- the whole corpus (U§1.11) ---------------------------------------------------------------------------
+# --- the whole corpus ----------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")

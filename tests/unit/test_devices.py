@@ -1,4 +1,4 @@
-"""Platforms, driver types, classifier keys and form factors (U§2.1, U§2.3)."""
+"""Platforms, driver types, classifier keys and form factors (docs/upstream.md, Device classifiers)."""
 
 from __future__ import annotations
 

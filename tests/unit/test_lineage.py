@@ -1,4 +1,5 @@
-"""Closest-wins classifier lineage (U§2.2): the chain of keys a device tries, and lookups."""
+"""Closest-wins classifier lineage (docs/upstream.md, Device classifiers): the chain of keys a device
+tries, and lookups."""
 
 from __future__ import annotations
 
@@ -133,7 +134,7 @@ def test_resolve_accepts_any_iterable_chain() -> None:
     assert resolve(RECORDING, iter(TABLET)) == ("android-tablet", ["tap T"])
 
 
-# -- device-type keys in real trails (issue 8 §4) ----------------------------------------------------
+# -- device-type keys in real trails (``phone:``) -----------------------------------------------------
 FORM_FACTOR_TRAIL = """\
 config:
   id: form-factors

@@ -1,4 +1,4 @@
-"""What the loader builds from valid trails: unified and legacy v1 (U§1.3-1.10), and the template pass."""
+"""What the loader builds from valid trails: unified and legacy v1, and the template pass."""
 
 from __future__ import annotations
 
@@ -582,7 +582,7 @@ def test_load_trail_display_path_is_used_in_spans(tmp_path: Path) -> None:
     assert trail.steps[0].span == SourceSpan("trails/x/trail.yaml", 2, 5)
 
 
-# --- the load-time {{VAR}} template pass (U§1.12) ----------------------------------------------------------
+# --- the load-time {{VAR}} template pass -----------------------------------------------------------------
 
 
 def write_trail(tmp_path: Path, body: str) -> Path:

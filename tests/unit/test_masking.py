@@ -1,4 +1,4 @@
-"""The masking filter: text, JSON-like values, names and streams (SPEC §10)."""
+"""The masking filter: text, JSON-like values, names and streams (docs/guides/security.md, Secrets)."""
 
 from __future__ import annotations
 

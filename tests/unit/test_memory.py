@@ -1,4 +1,4 @@
-"""Memory: token interpolation, seeding precedence and secret masking (U§3, SPEC §3)."""
+"""Memory: token interpolation, seeding precedence and secret masking (docs/guides/trails.md)."""
 
 from __future__ import annotations
 

@@ -239,7 +239,8 @@ def test_the_file_mode_is_kept(tmp_path: Path, mode: int) -> None:
 
 def test_a_devices_own_file_is_made_from_the_definition_once(tmp_path: Path) -> None:
     """Two workers recording two steps of one device: the first makes ``web.trail.yaml`` from the
-    definition, the second finds it (under the folder lock) and adds to it (U§7.3)."""
+    definition, the second finds it (under the folder lock) and adds to it (docs/upstream.md,
+    Recording write-back)."""
     definition = tmp_path / "trail.yaml"
     text = "- config:\n    id: old   # kept\n- prompts:\n    - step: One\n    - step: Two\n"
     definition.write_text(text, encoding="utf-8")

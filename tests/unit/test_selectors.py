@@ -1,6 +1,8 @@
-"""Node selectors resolved in pure Python over Appium page sources (U§4.4).
+"""Node selectors resolved in pure Python over Appium page sources (docs/upstream.md, Node selectors
+on mobile).
 
-Text patterns follow the cross-language contract of ``matcher-parity-fixtures.json``: every case runs
+Text patterns follow upstream's matching rules, which its corpus states as cases in
+``matcher-parity-fixtures.json`` (test data, beside the corpus trails): every case runs
 through the real dialect matchers (native: ``androidAccessibility`` / ``iosAxe``; Maestro:
 ``androidMaestro`` / ``iosMaestro``) on a one-node tree, and through ``matches_pattern`` directly.
 The rest covers ``parse_hierarchy`` on UiAutomator2- and XCUITest-shaped XML, every field mapping of

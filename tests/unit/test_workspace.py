@@ -1,4 +1,5 @@
-"""Loading workspaces (U§5): ``trails/config`` with trailblaze.yaml, trailmaps, targets, toolsets, tools.
+"""Loading workspaces (docs/guides/tools.md): ``trails/config`` with trailblaze.yaml, trailmaps,
+targets, toolsets, tools.
 
 Each workspace is written into ``tmp_path``; every problem is checked for its ``file:line:col``,
 its wording and that it says how to fix it.

@@ -171,7 +171,8 @@ ROOTS = [
 
 @pytest.mark.parametrize("html", ROOTS)
 def test_the_screen_snapshot_is_the_root_snapshot_numbering_reads(driver: Any, html: str) -> None:
-    """``hierarchy()`` takes Playwright's cheaper page snapshot; the text must not change (U§4.9)."""
+    """``hierarchy()`` takes Playwright's cheaper page snapshot; the text must not change (``eN``
+    numbering reads it)."""
     driver.page.set_content(html)
     assert driver.hierarchy() == driver.page.locator(":root").aria_snapshot()
 
@@ -238,7 +239,7 @@ def test_a_recording_keeps_top_level_calls_and_what_a_wrapper_did(
     agent: Agent, open_app: Any, agent_ctx: ToolContext
 ) -> None:
     """A recordable tool is recorded as itself (not the calls it made); a non-recordable wrapper
-    as the recordable calls it made (U§4.1, U§7.3)."""
+    as the recordable calls it made (docs/upstream.md, Recording write-back)."""
     from pytest_trailblaze import tool
 
     @tool(platforms=("web",))

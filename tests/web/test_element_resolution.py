@@ -1,4 +1,5 @@
-"""Element resolution of U§4.8 on the real sample app: every ref form and ``nodeSelector.web``.
+"""Element resolution (docs/upstream.md, Element references on the web) on the real sample app:
+every ref form and ``nodeSelector.web``.
 
 Targets are checked by their effect (which button was clicked, which field holds the text), so a
 ref that resolves to the wrong element fails the test.
@@ -56,7 +57,8 @@ class TestCssRefs:
 # -- eN ids ----------------------------------------------------------------------------------------
 class TestElementIds:
     def test_form_fields_by_id(self, run, open_app):
-        """U§4.9 on index.html#form: e9 Name, e10 Email, e11 Category, e16 Message, e17 Submit."""
+        """Upstream's numbering of index.html#form: e9 Name, e10 Email, e11 Category, e16 Message,
+        e17 Submit."""
         page = open_app("index.html#form")
         run("web_type", text="Ada", ref="e9")
         run("web_type", text="ada@example.com", ref="[e10]")

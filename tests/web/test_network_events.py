@@ -1,4 +1,4 @@
-"""``web_assertNetworkEvent`` (U§4.7) and the network capture behind it, on real Chromium.
+"""``web_assertNetworkEvent`` (docs/guides/trails.md) and the network capture behind it, on real Chromium.
 
 ``tests/web/pages/network.html`` sends analytics the way real pages do: a GET with the event in
 the query string on load, JSON POSTs from clicks, a ``sendBeacon``, and an event sent 800 ms after

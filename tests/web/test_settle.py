@@ -1,4 +1,5 @@
-"""The post-action settle (U§4.8): wait for what an action started, and only for that.
+"""The post-action settle (docs/upstream.md, Element references on the web): wait for what an
+action started, and only for that.
 
 * an action that started requests returns once they have drained (plus the quiet window);
 * an action that navigated returns once the new page fired ``load``;

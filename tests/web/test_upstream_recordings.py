@@ -1,5 +1,5 @@
 """The six upstream playwright-native trails, recorded against upstream's sample app, replay
-unchanged through the plugin against our sample app (U§8): their element ids (``ref: eN``),
+unchanged through the plugin against our sample app (a copy of upstream's): their element ids (``ref: eN``),
 ARIA descriptors, nodeSelectors and trail-relative ``../../../`` URLs all resolve.
 
 The runs are subprocesses: this session already drives a browser through Playwright's sync API,

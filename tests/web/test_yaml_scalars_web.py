@@ -1,4 +1,5 @@
-"""Recorded text checks compare what the author wrote, on real Chromium (issue 8 §1).
+"""Recorded text checks compare what the author wrote, on real Chromium (YAML 1.2
+scalars: ``text: 017`` checks ``017``).
 
 YAML 1.1 read ``text: 9:00`` as the number 540 and the check then looked for "540": it passed on
 a page showing 540 and failed on one showing 9:00. Each case loads a real trail text and replays
