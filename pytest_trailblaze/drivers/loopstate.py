@@ -30,6 +30,10 @@ class CallTimeout(Exception):
     """A Playwright call outlived the bound of ``bounded`` (thrown into the caller waiting for it)."""
 
 
+#: At most this many extra turns of the loop for answers already received (see ``bounded``).
+HANDOVER_TURNS = 1000
+
+
 @contextmanager
 def bounded(loop: asyncio.AbstractEventLoop | None, seconds: float) -> Iterator[None]:
     """While the block waits for Playwright's sync API, ``CallTimeout`` is thrown into it after
@@ -39,6 +43,12 @@ def bounded(loop: asyncio.AbstractEventLoop | None, seconds: float) -> Iterator[
     thread, so a timer on that loop fires exactly while the caller waits: no thread, nothing of
     Playwright's patched. Its calls without a timeout of their own (``evaluate``, ``close``) get
     one this way.
+
+    An answer that came in before the deadline is not lost to it: when the process got no CPU
+    for a while (a loaded machine), the answer and the due timer are found in the same turn of
+    the loop, and the answer reaches the caller only a few callbacks later. So a due timer lets
+    the loop run what it already has queued (up to ``HANDOVER_TURNS`` turns) before it throws;
+    a caller resumed meanwhile has left the block and the timer does nothing.
     """
     import greenlet
 
@@ -46,15 +56,21 @@ def bounded(loop: asyncio.AbstractEventLoop | None, seconds: float) -> Iterator[
         yield
         return
     caller = greenlet.getcurrent()
+    waiting = True
 
-    def expire() -> None:
-        if not caller.dead:
-            caller.throw(CallTimeout())
+    def expire(turns_left: int) -> None:
+        if not waiting or caller.dead:
+            return
+        if turns_left and getattr(loop, "_ready", None):  # callbacks queued: an answer on its way?
+            loop.call_soon(expire, turns_left - 1)
+            return
+        caller.throw(CallTimeout())
 
-    timer = loop.call_later(seconds, expire)
+    timer = loop.call_later(seconds, expire, HANDOVER_TURNS)
     try:
         yield
     finally:
+        waiting = False
         timer.cancel()
 
 

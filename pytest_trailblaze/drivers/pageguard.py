@@ -6,11 +6,12 @@ and the run, waiting forever. ``PageGuard.call`` runs such a call with a bound:
 
 - a timer on Playwright's loop, due at the bound, throws ``CallTimeout`` into the waiting caller
   (``loopstate.bounded``); Playwright then cancels the call as it does when Ctrl-C arrives in one.
-- The page is then probed (``evaluate("0")``, itself bounded). A page that answers had a promise
-  that never settled: the call fails, the page goes on. A page that does not answer is busy in its
-  own script: on Chromium, ``Runtime.terminateExecution`` is sent over a DevTools session attached
-  when the page was made (a session attached later would queue behind the busy script), which
-  stops the script and keeps the page; elsewhere, or when that does not help, the page is closed.
+- The page is then probed (``evaluate("0")``, itself bounded; a page between documents is asked
+  again in the new one). A page that answers had a promise that never settled: the call fails,
+  the page goes on. A page that does not answer is busy in its own script: on Chromium,
+  ``Runtime.terminateExecution`` is sent over a DevTools session attached when the page was
+  made (a session attached later would queue behind the busy script), which stops the script
+  and keeps the page; elsewhere, or when that does not help, the page is closed.
 - A Playwright timeout of a call that has its own (a screenshot, a snapshot) gets the same probe,
   so a busy page is named as the cause instead of a bare timeout.
 
@@ -33,6 +34,8 @@ T = TypeVar("T")
 #: How long the probe and each rescue step may take.
 PROBE_S = 2.0
 CLOSE_S = 10.0
+#: How often a probe is asked again in the next document of a page that keeps navigating.
+NEW_DOCUMENT_PROBES = 5
 
 
 class PageGuard:
@@ -93,11 +96,22 @@ class PageGuard:
         raise FatalToolError(f"{busy}; the page could not be stopped or closed")
 
     def _answers(self) -> bool:
-        try:
-            with self._bounded(PROBE_S):
-                self.page.evaluate("0")
-        except Exception:
-            return False
+        """Whether the page runs ``0`` within ``PROBE_S``.
+
+        A page between documents (a navigation just committed, or Chromium's error page replaced
+        a load that failed) drops the probe's context with it. That is no busy script: the probe
+        is asked again in the new document. A script that holds the page lets no navigation
+        commit, so a page that keeps changing documents answers as well.
+        """
+        for _ in range(NEW_DOCUMENT_PROBES):
+            try:
+                with self._bounded(PROBE_S):
+                    self.page.evaluate("0")
+            except Exception as exc:
+                if isinstance(exc, CallTimeout) or not _between_documents(exc):
+                    return False
+                continue
+            return True
         return True
 
     def _stop_script(self) -> bool:
@@ -120,3 +134,8 @@ class PageGuard:
 
     def _bounded(self, seconds: float) -> AbstractContextManager[None]:
         return bounded(self.loop, seconds)
+
+
+def _between_documents(exc: BaseException) -> bool:
+    """Playwright's error for a call whose document went away under it (a navigation)."""
+    return "Execution context was destroyed" in str(exc)

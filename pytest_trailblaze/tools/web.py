@@ -79,12 +79,14 @@ def web_navigate(
         trail_dir = Path(ctx.trail_path).parent if ctx.trail_path else None
         target = driver.resolve_url(url, trail_dir)
         driver.check_url(target)
-        try:
-            _guard(lambda: driver.perform(lambda: page.goto(target), flush=False), f"could not open {target}")
-        except ToolFailure:
+        _guard(
+            lambda: driver.perform(lambda: page.goto(target), flush=False),
+            f"could not open {target}",
             # a page that never finished loading may be stuck in its own script: that is the cause
-            driver.guard.check_alive(f"opening {target}", driver.options.navigation_timeout_ms / 1000)
-            raise
+            timed_out=lambda: driver.guard.check_alive(
+                f"opening {target}", driver.options.navigation_timeout_ms / 1000
+            ),
+        )
         return f"Navigated to {page.url}"
     move = page.go_back if action is NavigateAction.BACK else page.go_forward
     before = page.url
@@ -388,11 +390,16 @@ def _expect_text_or_value(driver: WebDriver, element: Any, described: str, expec
         raise ToolFailure(f"{described} does not contain {expected!r} (its text is {shown!r})") from None
 
 
-def _guard(action: Any, what: str) -> Any:
-    """Run a Playwright call; its errors become a tool failure with the first line of the cause."""
+def _guard(action: Any, what: str, timed_out: Any = None) -> Any:
+    """Run a Playwright call; its errors become a tool failure with the first line of the cause.
+
+    ``timed_out()`` runs first when the call timed out (not when it failed at once).
+    """
     try:
         return action()
     except playwright().Error as exc:
+        if timed_out is not None and isinstance(exc, playwright().TimeoutError):
+            timed_out()
         raise ToolFailure(f"{what}: {first_line(exc)}") from None
 
 

@@ -111,11 +111,32 @@ def test_async_tests_and_trails_in_random_order(pytester: pytest.Pytester, tb) -
     assert len(ran_after_a_trail(order)) >= 3, order  # the seed puts several async tests after a trail
 
 
+#: Under ``--dist loadgroup`` the two groups go one to each worker, each run in folder order:
+#: both workers run a trail and then async tests of both plugins in the same process.
+XDIST_GROUPS = """
+import pytest
+
+GROUPS = {"a_before": "first", "b_trails": "first", "c_between": "first",
+          "d_trails": "second", "e_after": "second"}
+
+@pytest.hookimpl(tryfirst=True)  # before xdist names the items by their group
+def pytest_collection_modifyitems(items):
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(GROUPS[item.nodeid.split("/")[0]]))
+"""
+
+
 def test_async_tests_and_trails_under_xdist(pytester: pytest.Pytester, tb) -> None:
     layout(pytester, tb)
+    conftest = pytester.path / "conftest.py"
+    conftest.write_text(conftest.read_text() + XDIST_GROUPS)
 
-    result = pytester.runpytest_subprocess(*AUTO, "-p", "no:randomly", "-n", "2")
+    result = pytester.runpytest_subprocess(*AUTO, "-p", "no:randomly", "-n", "2", "--dist", "loadgroup")
 
     result.assert_outcomes(passed=ITEMS)
-    orders = [json.loads(p.read_text()) for p in pytester.path.glob("order-gw*.json")]
-    assert any(ran_after_a_trail(order) for order in orders), orders
+    orders = {p.name: json.loads(p.read_text()) for p in pytester.path.glob("order-gw*.json")}
+    assert sorted(orders) == ["order-gw0.json", "order-gw1.json"], orders
+    for order in orders.values():
+        after = ran_after_a_trail(order)
+        assert any("asyncio" in n for n in after) and any("trio" in n for n in after), orders
+    assert sum(len(order) for order in orders.values()) == ITEMS, orders

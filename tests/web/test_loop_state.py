@@ -10,12 +10,14 @@ is one) must keep working before, between and after.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import sync_playwright
 
 from pytest_trailblaze.drivers.browser import find_system_chromium
+from pytest_trailblaze.drivers.loopstate import CallTimeout, bounded
 from pytest_trailblaze.drivers.playwright import BrowserHost, BrowserOptions, WebDriver
 
 
@@ -129,3 +131,25 @@ def test_a_handed_context_stays_open_for_its_owner_without_the_trails_listeners(
         assert driver.network.pending == set()
     finally:
         context.close()
+
+
+def test_an_answer_that_came_in_before_the_bound_is_not_lost_to_the_due_timer(host) -> None:
+    """On a loaded machine the process may get no CPU past a call's bound while the page's
+    answer comes in; the timer then comes due in the same turn of the loop as the answer, and
+    the answer must win (a probe of a live page read as "busy" stopped its scripts)."""
+    with host.loop.left_as_found():
+        driver = host.new_driver()
+        try:
+            loop = host.loop.loop
+            assert loop is not None
+            # the request is written in the loop's first turn; right after it, the process
+            # "starves" for 2 s, past the bound of 0.1 s, while the answer arrives
+            loop.call_soon(loop.call_soon, time.sleep, 2.0)
+            with bounded(loop, 0.1):
+                assert driver.page.evaluate("'answered'") == "answered"
+            # a call still waiting when its bound runs out is stopped as before
+            with pytest.raises(CallTimeout), bounded(loop, 0.5):
+                driver.page.evaluate("new Promise(() => {})")
+            assert driver.page.evaluate("'still fine'") == "still fine"
+        finally:
+            driver.close()

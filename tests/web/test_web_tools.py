@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import time
 from pathlib import Path
 
@@ -21,6 +22,13 @@ from pytest_trailblaze.core.memory import MASK, Memory
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE_APP = REPO / "examples" / "sample-app"
 INCREMENT = "css=#increment-btn"
+
+
+def _closed_port() -> int:
+    """A port of 127.0.0.1 that nothing listens on (it was free a moment ago)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def counter(page) -> str:
@@ -58,9 +66,22 @@ class TestNavigate:
             run("web_navigate")
         assert driver.page.url == "about:blank"
 
-    def test_goto_unreachable_url_is_a_tool_failure(self, run):
-        with pytest.raises(ToolFailure, match=r"could not open http://127\.0\.0\.1:1/"):
-            run("web_navigate", url="http://127.0.0.1:1/")
+    @pytest.mark.parametrize("refused", [False, True], ids=["unsafe-port", "refused-connection"])
+    def test_goto_unreachable_url_is_a_tool_failure(self, run, driver, refused):
+        # Chromium refuses port 1 itself; a closed port fails at once and shows its error page
+        port = _closed_port() if refused else 1
+        error = "ERR_CONNECTION_REFUSED" if refused else "ERR_UNSAFE_PORT"
+        url = f"http://127.0.0.1:{port}/"
+        started = time.monotonic()
+        with pytest.raises(ToolFailure) as failed:
+            run("web_navigate", url=url)
+        # the load failed, it did not time out: no probe of the page, nothing "stopped"
+        assert str(failed.value) == f"could not open {url}: Page.goto: net::{error} at {url}"
+        assert time.monotonic() - started < 10
+        # right now the page is between documents (its error page commits): the page guard's
+        # probe must take that for a live page, not for a script that never yields
+        driver.guard.check_alive("after the failed load", 1)
+        assert driver.page.evaluate("1 + 1") == 2
 
     def test_back_and_forward_walk_the_history(self, run, driver, app_url):
         run("web_navigate", url=f"{app_url}/index.html")
