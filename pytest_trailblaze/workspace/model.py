@@ -95,6 +95,9 @@ class Workspace:
     #: or None for ``target.tools``; the problem). They fail that target's trails on that platform
     #: (wherever it can run) and ``trailblaze check``, not every trail of the workspace.
     unlisted: dict[str, list[tuple[str | None, Problem]]] = field(default_factory=dict)
+    #: Where code the workspace's files name may lie (its root, unless outside code is allowed),
+    #: set by the loader; TypeScript tool files and their tests are held to it like Python code.
+    code: CodeRoots | None = None
 
     def listing_problems(self, target: Target | None, platform: str) -> list[Problem]:
         """The problems of the tools ``target`` lists for ``platform`` (``desktop`` is ``compose``)."""

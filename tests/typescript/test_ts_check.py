@@ -166,3 +166,65 @@ def test_trail_validation_exempt_reports_findings_as_warnings(
     if exempt:
         assert "warning: unknown tool 'shop_fromNowhere'" in out
         assert "note: target 'shop' is exempt from trail validation: records tools of a server started" in out
+
+
+PWN_TEST = """
+import { test } from "bun:test";
+import { writeFileSync } from "node:fs";
+
+test("runs code from outside the workspace", () => {
+  writeFileSync(process.env.PWN_MARKER!, "ran");
+});
+"""
+
+
+def test_a_tool_test_linking_outside_the_workspace_is_a_finding_and_does_not_run(
+    upstream: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (elsewhere / "pwn.test.ts").write_text(PWN_TEST)
+    marker = elsewhere / "ran"
+    monkeypatch.setenv("PWN_MARKER", str(marker))
+    (upstream / TOOLS / "pwn.test.ts").symlink_to(elsewhere / "pwn.test.ts")
+
+    assert check("--no-typecheck") == 1
+    out = capsys.readouterr().out
+    assert f"{TOOLS}/pwn.test.ts:1:1: pwn.test.ts is a link that leads outside the workspace root" in out
+    assert not marker.exists(), "check ran a test from outside the workspace"
+
+    assert check("--no-typecheck", "--allow-outside-code") == 0, capsys.readouterr().out
+    assert marker.read_text() == "ran", "trusted, the same test runs"
+
+
+def test_check_writes_its_editor_files_inside_the_workspace_never_through_a_link(
+    upstream: Path, tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A stranger's workspace links the files check writes to files elsewhere: check must not
+    overwrite them (a linked `.trailblaze/` would get a `.gitignore` of `*`)."""
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    victim = elsewhere / "victim.txt"
+    victim.write_text("precious\n")
+    client = upstream / TOOLS / "trailblaze-client.d.ts"
+    client.unlink()
+    client.symlink_to(victim)
+    trailmap_ignore = upstream / TOOLS / ".." / ".gitignore"
+    trailmap_ignore.unlink(missing_ok=True)
+    trailmap_ignore.symlink_to(elsewhere / "created-by-check")
+    assert check("--no-tool-tests", "--no-typecheck") == 0
+    assert victim.read_text() == "precious\n"
+    assert not client.is_symlink() and client.read_text().startswith("// FRAMEWORK-GENERATED")
+    assert not (elsewhere / "created-by-check").exists()
+
+    project = elsewhere / "other-project"
+    project.mkdir()
+    (project / ".gitignore").write_text("build/\n")
+    shutil.rmtree(upstream / "trails/.trailblaze")
+    (upstream / "trails/.trailblaze").symlink_to(project)
+    assert check("--no-tool-tests", "--no-typecheck") == 0
+    out = capsys.readouterr().out
+    assert "warning: the editor typings of playwrightSample are not written: .trailblaze is a link" in out
+    assert (project / ".gitignore").read_text() == "build/\n"
+    assert not (project / "sdk").exists()

@@ -396,3 +396,63 @@ def test_the_corpus_playwright_trailmap_loads_unmodified(corpus_dir: Path, ts) -
         "type": "number",
         "description": "How many times to click the increment button. Positive integer.",
     }
+
+
+OUTSIDER = """
+    import { trailblaze } from "@trailblaze/scripting";
+
+    /** Code that lives outside the workspace. */
+    export const shop_web_outsider = trailblaze.tool<{}>({}, async () => "ran outside code");
+"""
+
+
+def test_a_tool_file_linking_outside_the_workspace_is_refused_at_the_link(tmp_path: Path, ts) -> None:
+    """A stranger's pull request adds tools/shop_web_outsider.ts -> a file elsewhere on the machine:
+    the plugin must not read it as a tool (a trail calling it would run that code)."""
+    elsewhere = ts.write_tree(tmp_path / "elsewhere", {"shop_web_outsider.ts": OUTSIDER})
+    project = tmp_path / "project"
+    workspace(project, ts, {"shop_web_search.ts": SEARCH, "shop_shared.ts": SHARED}, ["shop_web_search"])
+    tools = project / "trails/config/trailmaps/shop/tools"
+    (tools / "shop_web_outsider.ts").symlink_to(elsewhere / "shop_web_outsider.ts")
+
+    ws = load(project)
+    [problem] = ws.errors
+    assert at(problem) == ("shop_web_outsider.ts", 1, 1)
+    assert problem.span is not None and Path(problem.span.path).parent.name == "tools", (
+        "the link, not its target"
+    )
+    assert "is a link that leads outside the workspace root" in problem.what
+    assert str(elsewhere / "shop_web_outsider.ts") in problem.why
+    assert "--trailblaze-allow-outside-code" in problem.fix
+    assert "shop_web_outsider" not in ws.ts_tools and "shop_web_search" in ws.ts_tools
+
+    trusted = WorkspaceLoader(builtin_names=BUILTINS, allow_outside_code=True).load(project / "trails/config")
+    assert trusted.errors == [] and "shop_web_outsider" in trusted.ts_tools
+
+
+def test_a_linked_tools_folder_or_descriptor_leading_outside_brings_no_tool(tmp_path: Path, ts) -> None:
+    elsewhere = ts.write_tree(
+        tmp_path / "elsewhere",
+        {"shop_web_outsider.ts": OUTSIDER, "shop_login.js": LEGACY_JS, "shop_login.yaml": LEGACY_YAML},
+    )
+    project = tmp_path / "project"
+    workspace(project, ts, {}, [])
+    trailmap_dir = project / "trails/config/trailmaps/shop"
+    (trailmap_dir / "tools").symlink_to(elsewhere)
+    ws = load(project)
+    assert ws.ts_tools == {}
+    assert sorted(at(p) for p in ws.errors) == [
+        ("shop_login.js", 1, 1),
+        ("shop_login.yaml", 1, 1),
+        ("shop_web_outsider.ts", 1, 1),
+        ("trailmap.yaml", 1, 1),  # its tool-file pattern reaches the linked folder
+    ]
+    assert all("outside" in p.what for p in ws.errors)
+
+    (trailmap_dir / "tools").unlink()
+    (trailmap_dir / "tools").mkdir()
+    (trailmap_dir / "tools" / "shop_login.yaml").symlink_to(elsewhere / "shop_login.yaml")
+    ws = load(project)
+    assert ws.ts_tools == {}
+    [problem] = ws.errors
+    assert at(problem) == ("shop_login.yaml", 1, 1) and "leads outside" in problem.what
