@@ -127,7 +127,7 @@ def _write_support(
             ]
     try:
         sdk.mkdir(parents=True, exist_ok=True)
-        for name in ("index.d.ts", "testing.d.ts"):
+        for name in ("index.d.ts", "testing.d.ts", "node-builtins.d.ts"):
             _write_if_changed(sdk / name, (ASSETS / "scripting" / name).read_text(encoding="utf-8"))
         _write_if_changed(sdk.parent / ".gitignore", "*\n")
         _write_if_changed(tools_dir / "trailblaze-client.d.ts", client_dts(entries, declarations))
@@ -195,7 +195,7 @@ def _tsconfig(tools_dir: Path, sdk: Path) -> str:
                 "@trailblaze/scripting/testing": [f"{relative}/testing.d.ts"],
             },
         },
-        "include": ["**/*.ts"],
+        "include": ["**/*.ts", f"{relative}/node-builtins.d.ts"],
         "exclude": ["**/*.test.ts", "mcp/**", "node_modules/**"],
     }
     note = "// @trailblaze/scripting resolves to the typings `trailblaze check` puts in .trailblaze/sdk.\n"

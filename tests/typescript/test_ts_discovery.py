@@ -456,3 +456,51 @@ def test_a_linked_tools_folder_or_descriptor_leading_outside_brings_no_tool(tmp_
     assert ws.ts_tools == {}
     [problem] = ws.errors
     assert at(problem) == ("shop_login.yaml", 1, 1) and "leads outside" in problem.what
+
+
+NODE_API_TOOL = """
+    import { trailblaze } from "@trailblaze/scripting";
+    import { readFileSync } from "node:fs";
+    import path from "path";
+
+    interface WriteArtifactArgs {
+      /** Where to write. */
+      path: string;
+      /** What to write. */
+      body: string;
+    }
+
+    /** Write a text artifact on the host. */
+    export const shop_writeArtifact = trailblaze.tool<WriteArtifactArgs>(async (input) => {
+      const fs = await import("node:fs/promises");
+      await fs.writeFile(path.resolve(input.path), input.body + (process.env.SUFFIX ?? ""));
+      return `Wrote ${readFileSync(input.path, "utf8").length} characters.`;
+    });
+"""
+NODE_API_DESCRIPTOR = """
+    script: ./shop_writeArtifact.ts
+    name: shop_writeArtifact
+    description: Write a text artifact on the host.
+    runtime: subprocess
+    requiresHost: true
+"""
+
+
+def test_a_tool_using_node_built_ins_compiles_without_node_typings(tmp_path: Path, ts) -> None:
+    """Upstream's documented Node-API tool (`await import("node:fs/promises")` behind a
+    `runtime: subprocess` descriptor) and `process.env` are what tools run with here (Bun or Node):
+    no `@types/node` is installed, and none is needed to collect them."""
+    assert not (ts.REPO / "node_modules/@types/node").exists()
+    ws = workspace(
+        tmp_path,
+        ts,
+        {"shop_writeArtifact.ts": NODE_API_TOOL, "shop_writeArtifact.yaml": NODE_API_DESCRIPTOR},
+        ["shop_writeArtifact"],
+    )
+    assert errors(ws) == []
+    assert ws.ts_tools["shop_writeArtifact"].description == "Write a text artifact on the host."
+
+    broken = NODE_API_TOOL.replace("input.body +", "input.bodyy +")
+    ws = workspace(tmp_path, ts, {"shop_writeArtifact.ts": broken}, ["shop_writeArtifact"])
+    [problem] = ws.errors
+    assert "Property 'bodyy' does not exist" in problem.what, "the tool's own code is still type-checked"
