@@ -10,7 +10,9 @@
 
 The tests are the authors' code: check runs them because it is asked to, like ``bun test``.
 Like the tools, they run only from inside the workspace root: a test that is a link leading out
-is a finding, not run. The files check writes are written inside the root, never through a link.
+is a finding, not run. The files check writes are written inside the root, never through a link,
+and only for workspaces inside the folder check runs in: ``trailblaze check /`` (or a path to
+another checkout) validates every workspace it finds without writing into them.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ def check_typescript(
     its servers ran) and whether that list may be incomplete (then unknown names are allowed)."""
     problems: list[Problem] = []
     targets = {t.source.parent: t for t in ws.targets.values()}
+    here = Path.cwd()
     for path in ws.trailmaps.values():
         tools_dir = path.parent / "tools"
         files = list(code_files(tools_dir, ws.code)) if tools_dir.is_dir() else []
@@ -78,7 +81,10 @@ def check_typescript(
         members = map_entries([d for d in descriptors if not d.source.startswith("typescript:")], writer)
         loose = f"\n{LOOSE_ENTRY}" if incomplete else ""
         roots = ws.code.roots if ws.code is not None else None
-        problems += _write_support(path.parent, tools_dir, writer.declarations(), members + loose, own, roots)
+        if inside(path.parent, here):
+            problems += _write_support(
+                path.parent, tools_dir, writer.declarations(), members + loose, own, roots
+            )
         typed = [f for f in files if f.suffix in (".ts", ".mts")]
         if options.typecheck and typed:
             problems += _typecheck(path, tools_dir, typed, writer.declarations(), members + loose)

@@ -230,3 +230,26 @@ def test_check_writes_its_editor_files_inside_the_workspace_never_through_a_link
     assert "warning: the editor typings of playwrightSample are not written: .trailblaze is a link" in out
     assert (project / ".gitignore").read_text() == "build/\n"
     assert not (project / "sdk").exists()
+
+
+def test_check_of_a_workspace_outside_the_current_folder_writes_nothing_into_it(
+    upstream: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`trailblaze check /` (or a path to another checkout) validates the workspaces it finds but
+    leaves their files alone: only a workspace inside the folder check runs in gets editor files."""
+    before = {p: p.stat().st_mtime_ns for p in upstream.rglob("*") if p.is_file()}
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    monkeypatch.chdir(elsewhere)
+    test = upstream / TOOLS / "playwrightSample_web_openFormIfNeeded.test.ts"
+    test.write_text(test.read_text().replace('toContain("already visible")', 'toContain("never said")'))
+    before[test] = test.stat().st_mtime_ns
+
+    assert main(["check", str(upstream / "trails")]) == 1
+    assert "tool test failed: playwrightSample_web_openFormIfNeeded" in capsys.readouterr().out, (
+        "still checked"
+    )
+    after = {p: p.stat().st_mtime_ns for p in upstream.rglob("*") if p.is_file()}
+    assert after == before, "no file written or rewritten"
