@@ -214,6 +214,23 @@ def test_toolset_globs_that_leave_the_workspace_are_collection_errors(escaping_w
     assert "Traceback" not in output and "INTERNALERROR" not in output
 
 
+def test_a_link_pytest_would_pass_over_anyway_gets_no_warning(tmp_path: Path) -> None:
+    """A linked `node_modules` (pytest's `norecursedirs`) or a linked folder beside the paths given
+    is never walked: warning about it would only teach people to ignore the warning."""
+    project = tmp_path / "project"
+    (project / "trails" / "web").mkdir(parents=True)
+    (project / "trails" / "web" / "good.trail.yaml").write_text(GOOD)
+    (project / "node_modules").symlink_to("/")
+    (project / "trails" / "linked").symlink_to("/")
+
+    beside = collect(project, "-q", "trails/web")
+    everything = collect(project, "-q")
+
+    assert "good[web]" in beside.stdout and "is a link to" not in beside.stdout, beside.stdout
+    assert "trails/linked is a link to /, outside the project: it is not collected" in everything.stdout
+    assert "node_modules is a link" not in everything.stdout, everything.stdout
+
+
 # -- where `trailblaze schema` writes -------------------------------------------------------------
 @pytest.mark.parametrize(
     ("output", "why"),
