@@ -36,7 +36,7 @@ from ..workspace.model import Target, Workspace
 from . import ASSETS
 from .analysis import analyze
 from .clientdts import LOOSE_ENTRY, TypeWriter, client_dts, map_entries, sibling_entries
-from .discovery import code_files, held, outside_problem, shown
+from .discovery import code_files, shown, unusable
 from .runtime import NO_BUN_FOR_TESTS, NO_TYPESCRIPT, find_node, find_program, find_typescript
 
 TEST_TIMEOUT_S = 300.0
@@ -67,11 +67,12 @@ def check_typescript(
     here = Path.cwd()
     for path in ws.trailmaps.values():
         tools_dir = path.parent / "tools"
-        files = list(code_files(tools_dir, ws.code)) if tools_dir.is_dir() else []
+        # the tool files refused are the loader's findings already; the tests are check's own
+        files = list(code_files(tools_dir, ws.code, limit=ws.max_file_bytes)) if tools_dir.is_dir() else []
         tests = sorted(_tests(tools_dir)) if tools_dir.is_dir() else []
-        if ws.code is not None:  # the tool files leading out are the loader's findings already
-            problems += [outside_problem(t, ws.code) for t in tests if not held(t, ws.code)]
-            tests = [t for t in tests if held(t, ws.code)]
+        refused = {t: unusable(t, ws.code, ws.max_file_bytes) for t in tests}
+        problems += [p for p in refused.values() if p is not None]
+        tests = [t for t in tests if refused[t] is None]
         if not files and not tests:
             continue
         target = targets.get(path.parent)

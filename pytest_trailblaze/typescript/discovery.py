@@ -9,7 +9,8 @@ else the ``<I>`` type. Syntax and type errors in tool files are problems at thei
 
 Tool files run when a trail calls them, so they are held to the workspace root like Python code:
 a ``.ts`` (or the whole ``tools/`` folder) that is a link leading outside it is a problem at the
-file, and not a tool, unless outside code is allowed.
+file, and not a tool, unless outside code is allowed. Like every workspace file, a tool file above
+the size limit is refused unread (a 2 GB sparse ``.ts`` would cost gigabytes of memory).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 from yaml.nodes import MappingNode
 
 from ..core.errors import Problem
-from ..core.files import FileRefused, read_source
+from ..core.files import DEFAULT_MAX_BYTES, FileRefused, read_source, refusal
 from ..core.model import SourceSpan
 from ..core.pycall import ALLOW_OUTSIDE_OPTION, CodeRoots
 from ..core.yamlsource import Source
@@ -73,23 +74,34 @@ def shown(path: Path) -> str:
 
 
 def code_files(
-    tools_dir: Path, code: CodeRoots | None = None, outside: list[Path] | None = None
+    tools_dir: Path,
+    code: CodeRoots | None = None,
+    refused: list[Problem] | None = None,
+    limit: int = DEFAULT_MAX_BYTES,
 ) -> Iterator[Path]:
     """Candidate code files under ``tools/``: no tests, no declarations, no ``mcp/`` or hidden folders.
 
-    With ``code``, a file whose real path leaves its roots is not a candidate: it goes to
-    ``outside`` (when given), for the caller to report."""
+    A file whose real path leaves ``code``'s roots, or that is larger than ``limit``, is not a
+    candidate: why goes to ``refused`` (when given), for the caller to report."""
     for path in sorted(tools_dir.rglob("*")):
         parts = path.relative_to(tools_dir).parts
         if any(p.startswith(".") or p in SKIPPED_FOLDERS for p in parts[:-1]) or not path.is_file():
             continue
         name = path.name
         if name.endswith(CODE_SUFFIXES) and not re.search(r"\.(test|spec)\.[mc]?[jt]s$|\.d\.[mc]?ts$", name):
-            if not held(path, code):
-                if outside is not None:
-                    outside.append(path)
-                continue
-            yield path
+            problem = unusable(path, code, limit)
+            if problem is None:
+                yield path
+            elif refused is not None:
+                refused.append(problem)
+
+
+def unusable(path: Path, code: CodeRoots | None, limit: int) -> Problem | None:
+    """Why the code file ``path`` is neither read nor run (a link out, too big), or None."""
+    if code is not None and not held(path, code):
+        return outside_problem(path, code)
+    too_big = refusal(path, limit=limit)
+    return too_big.problem(shown(path)) if too_big is not None else None
 
 
 def held(path: Path, code: CodeRoots | None) -> bool:
@@ -121,20 +133,23 @@ class Discovered:
 
 
 def discover(
-    trailmap: str, trailmap_dir: Path, tool_map: ToolMap, code: CodeRoots | None = None
+    trailmap: str,
+    trailmap_dir: Path,
+    tool_map: ToolMap,
+    code: CodeRoots | None = None,
+    limit: int = DEFAULT_MAX_BYTES,
 ) -> Discovered:
     """The TypeScript tools of one trailmap and the problems found reading them; with ``code``,
-    only files inside its roots (the workspace's) are read and become tools."""
+    only files inside its roots (the workspace's) are read and become tools; files above
+    ``limit`` bytes are refused unread."""
     tools_dir = trailmap_dir / "tools"
     if not tools_dir.is_dir():
         return Discovered()
     problems: list[Problem] = []
     missing: list[Problem] = []
-    outside: list[Path] = []
-    files = list(code_files(tools_dir, code, outside))
-    if code is not None:
-        problems += [outside_problem(path, code) for path in outside]
-    sidecars = [s for s in _sidecars(tools_dir, problems, missing, code) if held(s.script, code)]
+    files = list(code_files(tools_dir, code, problems, limit))
+    described = _sidecars(tools_dir, problems, missing, code)
+    sidecars = [s for s in described if unusable(s.script, code, limit) is None]
     typed_files = [f for f in files if f.suffix in (".ts", ".mts") and _mentions_sdk(f)]
     analysis = _analysis(trailmap_dir, tools_dir, typed_files, files, tool_map, problems)
     defs: dict[str, TsToolDef] = {}
@@ -162,7 +177,7 @@ def _sidecars(
     """The descriptors of ``tools/``: ``<name>.yaml`` files with a ``script:`` (others are not ours).
 
     A descriptor is read like any workspace file (a regular file, inside the roots); the caller
-    drops those whose script leads outside (the script itself is reported as a tool file)."""
+    drops those whose script is refused (the script itself is reported as a tool file)."""
     found: list[SidecarTool] = []
     roots = None if code is None or code.allow_outside else code.roots
     for path in sorted(tools_dir.glob("*.y*ml")):

@@ -253,3 +253,14 @@ def test_check_of_a_workspace_outside_the_current_folder_writes_nothing_into_it(
     )
     after = {p: p.stat().st_mtime_ns for p in upstream.rglob("*") if p.is_file()}
     assert after == before, "no file written or rewritten"
+
+
+def test_a_tool_test_above_the_size_limit_is_a_finding_and_not_run(
+    upstream: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with (upstream / TOOLS / "huge.test.ts").open("wb") as sparse:
+        sparse.truncate(2 * 1024**3)
+    assert check("--no-typecheck") == 1
+    out = capsys.readouterr().out
+    assert f"{TOOLS}/huge.test.ts:1:1: huge.test.ts is 2 GB, more than the 10 MB a file may have" in out
+    assert "tool test failed" not in out and "bun test failed" not in out, "the other tests ran and passed"

@@ -504,3 +504,29 @@ def test_a_tool_using_node_built_ins_compiles_without_node_typings(tmp_path: Pat
     ws = workspace(tmp_path, ts, {"shop_writeArtifact.ts": broken}, ["shop_writeArtifact"])
     [problem] = ws.errors
     assert "Property 'bodyy' does not exist" in problem.what, "the tool's own code is still type-checked"
+
+
+def test_a_tool_file_above_the_size_limit_is_refused_unread(tmp_path: Path, ts) -> None:
+    """A stranger's 2 GB sparse `.ts` once cost 4 GB of memory and ended in the analyzer's own
+    stack trace, taking every tool of the trailmap with it."""
+    ws = workspace(
+        tmp_path, ts, {"shop_web_search.ts": SEARCH, "shop_shared.ts": SHARED}, ["shop_web_search"]
+    )
+    tools = tmp_path / "trails/config/trailmaps/shop/tools"
+    with (tools / "shop_huge.ts").open("wb") as sparse:
+        sparse.truncate(2 * 1024**3)
+    (tools / "shop_huge.yaml").write_text("script: ./shop_huge.ts\nname: shop_huge\n")
+
+    ws = load(tmp_path)
+    [problem] = ws.errors
+    assert at(problem) == ("shop_huge.ts", 1, 1)
+    assert problem.what == "shop_huge.ts is 2 GB, more than the 10 MB a file may have"
+    assert sorted(ws.ts_tools) == ["shop_web_search"], "the other tools are still there"
+
+    (tools / "shop_huge.ts").unlink()
+    (tools / "shop_big.ts").write_text(SEARCH.replace("shop_web_search", "shop_big") + "//" + "x" * 3000)
+    small_limit = WorkspaceLoader(builtin_names=BUILTINS, max_file_bytes=2048).load(
+        tmp_path / "trails/config"
+    )
+    assert [at(p) for p in small_limit.errors] == [("shop_big.ts", 1, 1)]
+    assert "more than the 2 KB a file may have" in small_limit.errors[0].what
