@@ -156,6 +156,8 @@ class AgentLoop:
         args, problem = _arguments(request)
         if problem is None and request.name not in {s.name for s in specs}:
             problem = _unknown(request.name, specs, step)
+        if problem is None:
+            problem = _hidden_arguments(request.name, args, specs, ctx)
         if problem is not None:
             message, status = f"error: {problem}", None
         else:
@@ -279,6 +281,25 @@ def _unknown(name: str, specs: tuple[ToolSpec, ...], step: ResolvedStep) -> str:
     hint = did_you_mean(name, names)
     scope = "this verification offers only" if step.step.kind == "verify" else "the tools offered are"
     return f"there is no tool '{name}' here{' (' + hint + ')' if hint else ''}; {scope}: {', '.join(names)}"
+
+
+def _hidden_arguments(name: str, args: dict[str, Any], specs: tuple[ToolSpec, ...], ctx: Any) -> str | None:
+    """Arguments the model was not offered (``nodeSelector``, computed for the recording) or that
+    the tool does not take, named with what the model was offered: the registry's own message
+    would list the arguments hidden from the model."""
+    offered = next(s for s in specs if s.name == name).parameters.get("properties")
+    if not isinstance(offered, dict) or name not in ctx.registry:
+        return None
+    full = ctx.registry.get(name).descriptor.parameters
+    closed = full.get("additionalProperties") is False
+    extra = [k for k in args if k not in offered and (closed or k in full.get("properties", {}))]
+    if not extra:
+        return None
+    hint = did_you_mean(extra[0], list(offered))
+    return (
+        f"invalid arguments for '{name}': unknown argument '{extra[0]}'{' (' + hint + ')' if hint else ''}; "
+        f"accepted: {', '.join(offered) or 'none'}"
+    )
 
 
 def _short(text: str, limit: int = 200) -> str:

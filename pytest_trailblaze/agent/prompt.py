@@ -234,7 +234,9 @@ def tool_specs(descriptors: Sequence[ToolDescriptor], platform: str = "web") -> 
 
 # -- how a verification may end ------------------------------------------------------------------
 _MORE_THAN_ONE = re.compile(
-    r"\b(and|or|but|both|also|as well|nor|then|while|whereas|plus)\b|[,;&+/]|\.\s+\S|\n", re.I
+    r"\b(and|or|but|both|also|as well|nor|then|while|whereas|plus|with|after|before|including|"
+    r"besides|along|together|each|every|all|any)\b|[,;&+/]|\.\s+\S|\n",
+    re.I,
 )
 _NEGATION = re.compile(
     r"\b(not|no|none|never|without|nothing|neither|absent|hidden|gone|disappear\w*|missing|isn't|"
@@ -246,8 +248,17 @@ _NEGATION = re.compile(
 def single_claim(text: str) -> bool:
     """True when a ``verify:`` text states one positive fact, so one passing check proves it.
 
-    Two claims ("shows 2 and reads Blorp"), alternatives, lists and negations ("no error
-    shows", where a passing check of the text would prove the opposite) are not single claims:
-    those verifications end only when the model reports ``objectiveStatus``.
+    Two claims ("shows 2 and reads Blorp", "shows 2 with the heading Blorp"), alternatives,
+    lists, quantifiers ("every item has a price": one passing item proves nothing of the others)
+    and negations ("no error shows", where a passing check of the text would prove the opposite)
+    are not single claims: those verifications end only when the model reports
+    ``objectiveStatus``. The words are English ones, so a text in another script or language
+    (any letter beyond ASCII: "zeigt 2 und die Überschrift") is not taken for a single claim
+    either: waiting for the model costs one call, a false pass costs a bug.
     """
-    return bool(text.strip()) and not _MORE_THAN_ONE.search(text) and not _NEGATION.search(text)
+    return (
+        bool(text.strip())
+        and text.isascii()
+        and not _MORE_THAN_ONE.search(text)
+        and not _NEGATION.search(text)
+    )

@@ -9,6 +9,10 @@
   its file and line.
 
 The tests are the authors' code: check runs them because it is asked to, like ``bun test``.
+Like the tools, they run only from inside the workspace root: a test that is a link leading out
+is a finding, not run. The files check writes are written inside the root, never through a link,
+and only for workspaces inside the folder check runs in: ``trailblaze check /`` (or a path to
+another checkout) validates every workspace it finds without writing into them.
 """
 
 from __future__ import annotations
@@ -25,13 +29,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import Problem
+from ..core.files import FileRefused, inside, read_source
 from ..core.model import SourceSpan
 from ..core.tooldef import ToolDescriptor
 from ..workspace.model import Target, Workspace
 from . import ASSETS
 from .analysis import analyze
 from .clientdts import LOOSE_ENTRY, TypeWriter, client_dts, map_entries, sibling_entries
-from .discovery import code_files, shown
+from .discovery import code_files, shown, unusable
 from .runtime import NO_BUN_FOR_TESTS, NO_TYPESCRIPT, find_node, find_program, find_typescript
 
 TEST_TIMEOUT_S = 300.0
@@ -59,10 +64,15 @@ def check_typescript(
     its servers ran) and whether that list may be incomplete (then unknown names are allowed)."""
     problems: list[Problem] = []
     targets = {t.source.parent: t for t in ws.targets.values()}
+    here = Path.cwd()
     for path in ws.trailmaps.values():
         tools_dir = path.parent / "tools"
-        files = list(code_files(tools_dir)) if tools_dir.is_dir() else []
+        # the tool files refused are the loader's findings already; the tests are check's own
+        files = list(code_files(tools_dir, ws.code, limit=ws.max_file_bytes)) if tools_dir.is_dir() else []
         tests = sorted(_tests(tools_dir)) if tools_dir.is_dir() else []
+        refused = {t: unusable(t, ws.code, ws.max_file_bytes) for t in tests}
+        problems += [p for p in refused.values() if p is not None]
+        tests = [t for t in tests if refused[t] is None]
         if not files and not tests:
             continue
         target = targets.get(path.parent)
@@ -71,7 +81,11 @@ def check_typescript(
         writer = TypeWriter()
         members = map_entries([d for d in descriptors if not d.source.startswith("typescript:")], writer)
         loose = f"\n{LOOSE_ENTRY}" if incomplete else ""
-        problems += _write_support(path.parent, tools_dir, writer.declarations(), members + loose, own)
+        roots = ws.code.roots if ws.code is not None else None
+        if inside(path.parent, here):
+            problems += _write_support(
+                path.parent, tools_dir, writer.declarations(), members + loose, own, roots
+            )
         typed = [f for f in files if f.suffix in (".ts", ".mts")]
         if options.typecheck and typed:
             problems += _typecheck(path, tools_dir, typed, writer.declarations(), members + loose)
@@ -90,25 +104,46 @@ def _tests(tools_dir: Path) -> Iterable[Path]:
 
 
 def _write_support(
-    trailmap_dir: Path, tools_dir: Path, declarations: str, members: str, own: list[tuple[str, Path]]
+    trailmap_dir: Path,
+    tools_dir: Path,
+    declarations: str,
+    members: str,
+    own: list[tuple[str, Path]],
+    roots: tuple[Path, ...] | None = None,
 ) -> list[Problem]:
-    """The files editors need; a folder we may not write in is a warning, not a failure."""
+    """The files editors need; a folder we may not write in is a warning, not a failure.
+
+    With ``roots``, nothing is written in a folder that leads outside them: a linked ``tools/``
+    or ``.trailblaze/`` of a stranger's workspace must not make check write elsewhere."""
     config = trailmap_dir.parent.parent
     base = config.parent if config.name == "config" and config.parent.name == "trails" else config
     sdk = base / ".trailblaze" / "sdk"
     entries = members + ("\n" + sibling_entries(own, tools_dir) if own else "")
+    for folder in (tools_dir, trailmap_dir, base / ".trailblaze"):
+        if roots is not None and (folder.exists() or folder.is_symlink()) and not inside(folder, roots):
+            return [
+                Problem(
+                    SourceSpan(shown(folder), 1, 1),
+                    f"the editor typings of {trailmap_dir.name} are not written: {folder.name} is a "
+                    "link that leads outside the workspace root",
+                    why=f"it points to {folder.resolve()}; trailblaze check writes only inside "
+                    f"{' or '.join(map(str, roots))}",
+                    fix="replace the link with a folder; only editors need these files",
+                    severity="warning",
+                )
+            ]
     try:
         sdk.mkdir(parents=True, exist_ok=True)
-        for name in ("index.d.ts", "testing.d.ts"):
+        for name in ("index.d.ts", "testing.d.ts", "node-builtins.d.ts"):
             _write_if_changed(sdk / name, (ASSETS / "scripting" / name).read_text(encoding="utf-8"))
         _write_if_changed(sdk.parent / ".gitignore", "*\n")
         _write_if_changed(tools_dir / "trailblaze-client.d.ts", client_dts(entries, declarations))
         tsconfig = tools_dir / "tsconfig.json"
-        if not tsconfig.exists() or tsconfig.read_text(encoding="utf-8").startswith(TSCONFIG_BANNER):
+        if _ours_to_write(tsconfig):
             _write_if_changed(tsconfig, _tsconfig(tools_dir, sdk))
         ignore = trailmap_dir / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text(GITIGNORE, encoding="utf-8")
+        if not ignore.exists() and not ignore.is_symlink():
+            _write_if_changed(ignore, GITIGNORE)
     except OSError as exc:
         return [
             Problem(
@@ -121,9 +156,30 @@ def _write_support(
     return []
 
 
+def _ours_to_write(tsconfig: Path) -> bool:
+    """No ``tsconfig.json`` yet, or one we wrote (a plain file with our banner): a hand-written
+    one, a link (to a shared config, say) or anything but a regular file is left as it is."""
+    if tsconfig.is_symlink():
+        return False
+    if not tsconfig.exists():
+        return True
+    try:
+        return read_source(tsconfig).startswith(TSCONFIG_BANNER)
+    except FileRefused:
+        return False
+
+
 def _write_if_changed(path: Path, text: str) -> None:
-    if not path.exists() or path.read_text(encoding="utf-8") != text:
-        path.write_text(text, encoding="utf-8")
+    """Write ``text`` to ``path`` unless it holds it; through a temporary file and a rename, so a
+    link at ``path`` is replaced by the file, never written through."""
+    if not path.is_symlink() and path.is_file() and path.read_text(encoding="utf-8") == text:
+        return
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        temporary.replace(path)
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 def _tsconfig(tools_dir: Path, sdk: Path) -> str:
@@ -146,7 +202,7 @@ def _tsconfig(tools_dir: Path, sdk: Path) -> str:
                 "@trailblaze/scripting/testing": [f"{relative}/testing.d.ts"],
             },
         },
-        "include": ["**/*.ts"],
+        "include": ["**/*.ts", f"{relative}/node-builtins.d.ts"],
         "exclude": ["**/*.test.ts", "mcp/**", "node_modules/**"],
     }
     note = "// @trailblaze/scripting resolves to the typings `trailblaze check` puts in .trailblaze/sdk.\n"

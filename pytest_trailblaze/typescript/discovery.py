@@ -6,6 +6,11 @@ A legacy ``<name>.yaml`` descriptor makes a tool of a plain exported function of
 file, and pins fields of a typed one. Descriptions come from the descriptor, else ``spec.description``,
 else the TSDoc above the export; the input schema from the descriptor, else ``spec.inputSchema``,
 else the ``<I>`` type. Syntax and type errors in tool files are problems at their ``file:line:col``.
+
+Tool files run when a trail calls them, so they are held to the workspace root like Python code:
+a ``.ts`` (or the whole ``tools/`` folder) that is a link leading outside it is a problem at the
+file, and not a tool, unless outside code is allowed. Like every workspace file, a tool file above
+the size limit is refused unread (a 2 GB sparse ``.ts`` would cost gigabytes of memory).
 """
 
 from __future__ import annotations
@@ -19,7 +24,9 @@ from typing import Any
 from yaml.nodes import MappingNode
 
 from ..core.errors import Problem
+from ..core.files import DEFAULT_MAX_BYTES, FileRefused, read_source, refusal
 from ..core.model import SourceSpan
+from ..core.pycall import ALLOW_OUTSIDE_OPTION, CodeRoots
 from ..core.yamlsource import Source
 from .analysis import Analysis, TypedExport, analyze
 from .runtime import NO_TYPESCRIPT, find_node, find_typescript
@@ -59,21 +66,60 @@ class ToolMap:
 
 
 def shown(path: Path) -> str:
+    """``path`` relative to the current folder where it lies below it; a link is named, not followed."""
     try:
-        return str(path.resolve().relative_to(Path.cwd()))
+        return str((path.parent.resolve() / path.name).relative_to(Path.cwd()))
     except ValueError:
         return str(path)
 
 
-def code_files(tools_dir: Path) -> Iterator[Path]:
-    """Candidate code files under ``tools/``: no tests, no declarations, no ``mcp/`` or hidden folders."""
+def code_files(
+    tools_dir: Path,
+    code: CodeRoots | None = None,
+    refused: list[Problem] | None = None,
+    limit: int = DEFAULT_MAX_BYTES,
+) -> Iterator[Path]:
+    """Candidate code files under ``tools/``: no tests, no declarations, no ``mcp/`` or hidden folders.
+
+    A file whose real path leaves ``code``'s roots, or that is larger than ``limit``, is not a
+    candidate: why goes to ``refused`` (when given), for the caller to report."""
     for path in sorted(tools_dir.rglob("*")):
         parts = path.relative_to(tools_dir).parts
         if any(p.startswith(".") or p in SKIPPED_FOLDERS for p in parts[:-1]) or not path.is_file():
             continue
         name = path.name
         if name.endswith(CODE_SUFFIXES) and not re.search(r"\.(test|spec)\.[mc]?[jt]s$|\.d\.[mc]?ts$", name):
-            yield path
+            problem = unusable(path, code, limit)
+            if problem is None:
+                yield path
+            elif refused is not None:
+                refused.append(problem)
+
+
+def unusable(path: Path, code: CodeRoots | None, limit: int) -> Problem | None:
+    """Why the code file ``path`` is neither read nor run (a link out, too big), or None."""
+    if code is not None and not held(path, code):
+        return outside_problem(path, code)
+    too_big = refusal(path, limit=limit)
+    return too_big.problem(shown(path)) if too_big is not None else None
+
+
+def held(path: Path, code: CodeRoots | None) -> bool:
+    """Whether code at ``path`` (links followed) may run: inside ``code``'s roots, or allowed anyway."""
+    return code is None or code.allow_outside or code.holds(path.resolve())
+
+
+def outside_problem(path: Path, code: CodeRoots) -> Problem:
+    """A tool file (or test) that is a link leading outside the workspace root, at the file."""
+    root = " or ".join(str(r) for r in code.roots)
+    return Problem(
+        SourceSpan(shown(path), 1, 1),
+        f"{path.name} is a link that leads outside the workspace root",
+        why=f"it points to {path.resolve()}; TypeScript tools and their tests run only from inside "
+        f"{root}, so a link in tools/ cannot bring in code from elsewhere on this machine",
+        fix=f"copy the file into tools/ instead of linking to it; if you trust it, pass "
+        f"{ALLOW_OUTSIDE_OPTION} (pytest) or --allow-outside-code (trailblaze check / toolbox)",
+    )
 
 
 @dataclass
@@ -86,15 +132,24 @@ class Discovered:
     missing: list[Problem] = field(default_factory=list)
 
 
-def discover(trailmap: str, trailmap_dir: Path, tool_map: ToolMap) -> Discovered:
-    """The TypeScript tools of one trailmap and the problems found reading them."""
+def discover(
+    trailmap: str,
+    trailmap_dir: Path,
+    tool_map: ToolMap,
+    code: CodeRoots | None = None,
+    limit: int = DEFAULT_MAX_BYTES,
+) -> Discovered:
+    """The TypeScript tools of one trailmap and the problems found reading them; with ``code``,
+    only files inside its roots (the workspace's) are read and become tools; files above
+    ``limit`` bytes are refused unread."""
     tools_dir = trailmap_dir / "tools"
     if not tools_dir.is_dir():
         return Discovered()
     problems: list[Problem] = []
     missing: list[Problem] = []
-    sidecars = _sidecars(tools_dir, problems, missing)
-    files = list(code_files(tools_dir))
+    files = list(code_files(tools_dir, code, problems, limit))
+    described = _sidecars(tools_dir, problems, missing, code)
+    sidecars = [s for s in described if unusable(s.script, code, limit) is None]
     typed_files = [f for f in files if f.suffix in (".ts", ".mts") and _mentions_sdk(f)]
     analysis = _analysis(trailmap_dir, tools_dir, typed_files, files, tool_map, problems)
     defs: dict[str, TsToolDef] = {}
@@ -116,16 +171,24 @@ def _mentions_sdk(path: Path) -> bool:
         return False
 
 
-def _sidecars(tools_dir: Path, problems: list[Problem], missing: list[Problem]) -> list[SidecarTool]:
-    """The descriptors of ``tools/``: ``<name>.yaml`` files with a ``script:`` (others are not ours)."""
+def _sidecars(
+    tools_dir: Path, problems: list[Problem], missing: list[Problem], code: CodeRoots | None
+) -> list[SidecarTool]:
+    """The descriptors of ``tools/``: ``<name>.yaml`` files with a ``script:`` (others are not ours).
+
+    A descriptor is read like any workspace file (a regular file, inside the roots); the caller
+    drops those whose script is refused (the script itself is reported as a tool file)."""
     found: list[SidecarTool] = []
+    roots = None if code is None or code.allow_outside else code.roots
     for path in sorted(tools_dir.glob("*.y*ml")):
         if not is_sidecar(path):
             continue
         src = Source(shown(path))
         try:
-            node = src.compose(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError):
+            node = src.compose(read_source(path, root=roots))
+        except FileRefused as refused:
+            if roots is not None and not held(path, code):
+                problems.append(refused.problem(shown(path)))
             continue
         if isinstance(node, MappingNode) and any(str(k.value) == "script" for k, _ in node.value):
             try:

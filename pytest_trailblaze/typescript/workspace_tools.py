@@ -37,7 +37,7 @@ def add_ts_tools(
     tool_map = _collection_map(ws)
     taken = {tool.name: _where(tool) for tool in ws.tools}
     for manifest, _, _, path in trailmaps:
-        found = discover(manifest.id, path.parent, tool_map)
+        found = discover(manifest.id, path.parent, tool_map, ws.code, ws.max_file_bytes)
         ws.problems.extend(found.problems)
         ws.unlisted.setdefault(_target_id(manifest), []).extend((None, p) for p in found.missing)
         for definition in found.tools:

@@ -115,6 +115,8 @@ class _Load:
         #: Every file and glob of the workspace stays inside this folder (links followed).
         self.root = workspace_root(config_dir)
         self.code = CodeRoots((self.root,), loader.allow_outside_code)
+        self.ws.code = self.code
+        self.ws.max_file_bytes = loader.max_file_bytes
         self.scripts = mcp_script_roots(workspace_root(config_dir), loader.allow_outside_code)
         self.config_node: tuple[Source, Node] | None = None
         #: Trailmaps added, for their TypeScript tools (read once the tool files are).

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import Problem
+from ..core.files import DEFAULT_MAX_BYTES
 from ..core.model import SourceSpan, ToolCall, Trail
 from ..core.pycall import CodeRoots
 from ..core.tooldef import Tool
@@ -95,6 +96,11 @@ class Workspace:
     #: or None for ``target.tools``; the problem). They fail that target's trails on that platform
     #: (wherever it can run) and ``trailblaze check``, not every trail of the workspace.
     unlisted: dict[str, list[tuple[str | None, Problem]]] = field(default_factory=dict)
+    #: Where code the workspace's files name may lie (its root, unless outside code is allowed),
+    #: set by the loader; TypeScript tool files and their tests are held to it like Python code.
+    code: CodeRoots | None = None
+    #: The size above which a file of the workspace is refused unread (TypeScript tools included).
+    max_file_bytes: int = DEFAULT_MAX_BYTES
 
     def listing_problems(self, target: Target | None, platform: str) -> list[Problem]:
         """The problems of the tools ``target`` lists for ``platform`` (``desktop`` is ``compose``)."""

@@ -117,8 +117,14 @@ def test_the_size_limit_is_an_option_an_ini_key_and_a_check_flag(tmp_path: Path)
 
 def test_check_of_the_whole_file_system_ends_with_its_summary(tmp_path: Path) -> None:
     """``/proc`` entries vanish while the walk runs and pseudo file systems are not entered; the
-    walk never follows a link to a folder. It ends with a summary, never a traceback."""
-    result = console("check", "--no-servers", "/", cwd=tmp_path, timeout=300)
+    walk never follows a link to a folder. It ends with a summary, never a traceback.
+
+    The walk is what is tested: the tool tests and type checks of every workspace on the machine
+    (other checkouts, other runs' temporary folders) are neither run nor this test's business,
+    and check writes no editor files outside the folder it runs in."""
+    result = console(
+        "check", "--no-servers", "--no-tool-tests", "--no-typecheck", "/", cwd=tmp_path, timeout=300
+    )
 
     assert "Traceback" not in result.stderr, result.stderr[-3000:]
     assert result.stdout.splitlines()[-1].endswith(("checked: no problems", "warning(s)", "problem(s)"))
@@ -206,6 +212,23 @@ def test_toolset_globs_that_leave_the_workspace_are_collection_errors(escaping_w
     )
     assert OUTSIDE_SECRET not in output
     assert "Traceback" not in output and "INTERNALERROR" not in output
+
+
+def test_a_link_pytest_would_pass_over_anyway_gets_no_warning(tmp_path: Path) -> None:
+    """A linked `node_modules` (pytest's `norecursedirs`) or a linked folder beside the paths given
+    is never walked: warning about it would only teach people to ignore the warning."""
+    project = tmp_path / "project"
+    (project / "trails" / "web").mkdir(parents=True)
+    (project / "trails" / "web" / "good.trail.yaml").write_text(GOOD)
+    (project / "node_modules").symlink_to("/")
+    (project / "trails" / "linked").symlink_to("/")
+
+    beside = collect(project, "-q", "trails/web")
+    everything = collect(project, "-q")
+
+    assert "good[web]" in beside.stdout and "is a link to" not in beside.stdout, beside.stdout
+    assert "trails/linked is a link to /, outside the project: it is not collected" in everything.stdout
+    assert "node_modules is a link" not in everything.stdout, everything.stdout
 
 
 # -- where `trailblaze schema` writes -------------------------------------------------------------

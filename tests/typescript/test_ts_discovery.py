@@ -396,3 +396,137 @@ def test_the_corpus_playwright_trailmap_loads_unmodified(corpus_dir: Path, ts) -
         "type": "number",
         "description": "How many times to click the increment button. Positive integer.",
     }
+
+
+OUTSIDER = """
+    import { trailblaze } from "@trailblaze/scripting";
+
+    /** Code that lives outside the workspace. */
+    export const shop_web_outsider = trailblaze.tool<{}>({}, async () => "ran outside code");
+"""
+
+
+def test_a_tool_file_linking_outside_the_workspace_is_refused_at_the_link(tmp_path: Path, ts) -> None:
+    """A stranger's pull request adds tools/shop_web_outsider.ts -> a file elsewhere on the machine:
+    the plugin must not read it as a tool (a trail calling it would run that code)."""
+    elsewhere = ts.write_tree(tmp_path / "elsewhere", {"shop_web_outsider.ts": OUTSIDER})
+    project = tmp_path / "project"
+    workspace(project, ts, {"shop_web_search.ts": SEARCH, "shop_shared.ts": SHARED}, ["shop_web_search"])
+    tools = project / "trails/config/trailmaps/shop/tools"
+    (tools / "shop_web_outsider.ts").symlink_to(elsewhere / "shop_web_outsider.ts")
+
+    ws = load(project)
+    [problem] = ws.errors
+    assert at(problem) == ("shop_web_outsider.ts", 1, 1)
+    assert problem.span is not None and Path(problem.span.path).parent.name == "tools", (
+        "the link, not its target"
+    )
+    assert "is a link that leads outside the workspace root" in problem.what
+    assert str(elsewhere / "shop_web_outsider.ts") in problem.why
+    assert "--trailblaze-allow-outside-code" in problem.fix
+    assert "shop_web_outsider" not in ws.ts_tools and "shop_web_search" in ws.ts_tools
+
+    trusted = WorkspaceLoader(builtin_names=BUILTINS, allow_outside_code=True).load(project / "trails/config")
+    assert trusted.errors == [] and "shop_web_outsider" in trusted.ts_tools
+
+
+def test_a_linked_tools_folder_or_descriptor_leading_outside_brings_no_tool(tmp_path: Path, ts) -> None:
+    elsewhere = ts.write_tree(
+        tmp_path / "elsewhere",
+        {"shop_web_outsider.ts": OUTSIDER, "shop_login.js": LEGACY_JS, "shop_login.yaml": LEGACY_YAML},
+    )
+    project = tmp_path / "project"
+    workspace(project, ts, {}, [])
+    trailmap_dir = project / "trails/config/trailmaps/shop"
+    (trailmap_dir / "tools").symlink_to(elsewhere)
+    ws = load(project)
+    assert ws.ts_tools == {}
+    assert sorted(at(p) for p in ws.errors) == [
+        ("shop_login.js", 1, 1),
+        ("shop_login.yaml", 1, 1),
+        ("shop_web_outsider.ts", 1, 1),
+        ("trailmap.yaml", 1, 1),  # its tool-file pattern reaches the linked folder
+    ]
+    assert all("outside" in p.what for p in ws.errors)
+
+    (trailmap_dir / "tools").unlink()
+    (trailmap_dir / "tools").mkdir()
+    (trailmap_dir / "tools" / "shop_login.yaml").symlink_to(elsewhere / "shop_login.yaml")
+    ws = load(project)
+    assert ws.ts_tools == {}
+    [problem] = ws.errors
+    assert at(problem) == ("shop_login.yaml", 1, 1) and "leads outside" in problem.what
+
+
+NODE_API_TOOL = """
+    import { trailblaze } from "@trailblaze/scripting";
+    import { readFileSync } from "node:fs";
+    import path from "path";
+
+    interface WriteArtifactArgs {
+      /** Where to write. */
+      path: string;
+      /** What to write. */
+      body: string;
+    }
+
+    /** Write a text artifact on the host. */
+    export const shop_writeArtifact = trailblaze.tool<WriteArtifactArgs>(async (input) => {
+      const fs = await import("node:fs/promises");
+      await fs.writeFile(path.resolve(input.path), input.body + (process.env.SUFFIX ?? ""));
+      return `Wrote ${readFileSync(input.path, "utf8").length} characters.`;
+    });
+"""
+NODE_API_DESCRIPTOR = """
+    script: ./shop_writeArtifact.ts
+    name: shop_writeArtifact
+    description: Write a text artifact on the host.
+    runtime: subprocess
+    requiresHost: true
+"""
+
+
+def test_a_tool_using_node_built_ins_compiles_without_node_typings(tmp_path: Path, ts) -> None:
+    """Upstream's documented Node-API tool (`await import("node:fs/promises")` behind a
+    `runtime: subprocess` descriptor) and `process.env` are what tools run with here (Bun or Node):
+    no `@types/node` is installed, and none is needed to collect them."""
+    assert not (ts.REPO / "node_modules/@types/node").exists()
+    ws = workspace(
+        tmp_path,
+        ts,
+        {"shop_writeArtifact.ts": NODE_API_TOOL, "shop_writeArtifact.yaml": NODE_API_DESCRIPTOR},
+        ["shop_writeArtifact"],
+    )
+    assert errors(ws) == []
+    assert ws.ts_tools["shop_writeArtifact"].description == "Write a text artifact on the host."
+
+    broken = NODE_API_TOOL.replace("input.body +", "input.bodyy +")
+    ws = workspace(tmp_path, ts, {"shop_writeArtifact.ts": broken}, ["shop_writeArtifact"])
+    [problem] = ws.errors
+    assert "Property 'bodyy' does not exist" in problem.what, "the tool's own code is still type-checked"
+
+
+def test_a_tool_file_above_the_size_limit_is_refused_unread(tmp_path: Path, ts) -> None:
+    """A stranger's 2 GB sparse `.ts` once cost 4 GB of memory and ended in the analyzer's own
+    stack trace, taking every tool of the trailmap with it."""
+    ws = workspace(
+        tmp_path, ts, {"shop_web_search.ts": SEARCH, "shop_shared.ts": SHARED}, ["shop_web_search"]
+    )
+    tools = tmp_path / "trails/config/trailmaps/shop/tools"
+    with (tools / "shop_huge.ts").open("wb") as sparse:
+        sparse.truncate(2 * 1024**3)
+    (tools / "shop_huge.yaml").write_text("script: ./shop_huge.ts\nname: shop_huge\n")
+
+    ws = load(tmp_path)
+    [problem] = ws.errors
+    assert at(problem) == ("shop_huge.ts", 1, 1)
+    assert problem.what == "shop_huge.ts is 2 GB, more than the 10 MB a file may have"
+    assert sorted(ws.ts_tools) == ["shop_web_search"], "the other tools are still there"
+
+    (tools / "shop_huge.ts").unlink()
+    (tools / "shop_big.ts").write_text(SEARCH.replace("shop_web_search", "shop_big") + "//" + "x" * 3000)
+    small_limit = WorkspaceLoader(builtin_names=BUILTINS, max_file_bytes=2048).load(
+        tmp_path / "trails/config"
+    )
+    assert [at(p) for p in small_limit.errors] == [("shop_big.ts", 1, 1)]
+    assert "more than the 2 KB a file may have" in small_limit.errors[0].what

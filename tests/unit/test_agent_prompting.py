@@ -94,6 +94,13 @@ def test_plumbing_is_not_offered() -> None:
         ("The dialog has disappeared", False),
         ("Only one item is listed", False),
         ("It shows 2. The title is Home", False),
+        ("The counter shows 2 with the heading Blorp", False),
+        ("The counter shows 2 after the heading reads Blorp", False),
+        ("Every item has a price", False),
+        ("All three items are listed", False),
+        ("Die Anzeige zeigt 2 und die Überschrift Blorp", False),
+        ("计数器显示2和标题Blorp", False),
+        ("The title of the page is Home", True),
     ],
 )
 def test_which_verifications_one_passing_check_proves(text: str, single: bool) -> None:

@@ -99,7 +99,15 @@ def test_a_model_may_end_a_verification_itself(
 
 
 @pytest.mark.parametrize(
-    "claim", ["The counter does not show 5", "No error shows, only the counter", "Counter: 0, Reset"]
+    "claim",
+    [
+        "The counter does not show 5",
+        "No error shows, only the counter",
+        "Counter: 0, Reset",
+        "The counter shows 0 with the heading Blorp",
+        "Every button says Current value",
+        "Der Zähler zeigt 0 und die Überschrift Blorp",
+    ],
 )
 def test_a_passing_check_ends_only_a_single_positive_claim(
     model: ScriptedModel, agent_ctx: ToolContext, open_app: Any, claim: str

@@ -424,6 +424,27 @@ def test_a_call_the_registry_rejects_goes_back_to_the_model(
     assert [n for n, _ in recorded_step(run, agent_ctx.tool_log, agent_ctx.registry)] == ["web_type"]
 
 
+def test_arguments_the_model_was_not_offered_go_back_naming_only_what_it_was_offered(
+    agent: Agent, open_app: Any, model: ScriptedModel
+) -> None:
+    """The model never sees `nodeSelector` (it is computed for the recording): an error must not
+    offer it either, and a selector the model makes up must not reach the tool."""
+    page = open_app("index.html#counter")
+    run = agent(
+        "Click it",
+        call("web_click", ref="{ref:Increment}", bogus=True),
+        call("web_click", ref="{ref:Increment}", nodeSelector={"webCssSelector": "#reset-btn"}),
+        call("web_click", ref="{ref:Increment}"),
+        done(),
+    )
+    assert counter(page) == "1" and [c.name for c in run.calls] == ["web_click", "objectiveStatus"]
+    for n, wrong in ((1, "bogus"), (2, "nodeSelector")):
+        said = model.requests()[n]["messages"][-2]["content"]
+        assert said == (
+            f"error: invalid arguments for 'web_click': unknown argument '{wrong}'; accepted: ref, reasoning"
+        )
+
+
 @pytest.mark.parametrize("provider", ["openai", "anthropic", "google"])
 def test_an_unknown_tool_goes_back_to_the_model(
     agent: Agent, open_app: Any, model: ScriptedModel, provider: str

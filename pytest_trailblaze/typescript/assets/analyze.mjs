@@ -390,7 +390,9 @@ function main() {
   host.fileExists = (fileName) => fileName in extra || fileExists(fileName);
   const readFile = host.readFile.bind(host);
   host.readFile = (fileName) => (fileName in extra ? extra[fileName] : readFile(fileName));
-  const roots = [...request.files, ...(request.checkOnly ?? []), ...Object.keys(extra)];
+  // Node's and Bun's built-ins (`node:fs`, `process`), loosely typed: tools run in Bun or Node.
+  const builtins = path.join(request.sdk, "node-builtins.d.ts");
+  const roots = [...request.files, ...(request.checkOnly ?? []), ...Object.keys(extra), builtins];
   const program = ts.createProgram({ rootNames: roots, options, host });
   const checker = program.getTypeChecker();
   const files = {};
