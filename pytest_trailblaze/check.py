@@ -18,17 +18,17 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
-from .core.composition import Composed
-from .core.context import DeviceInfo
 from .core.errors import Problem, RegistryError, ToolServerError, TrailblazeError, TrailLoadError, first_line
-from .core.files import DEFAULT_MAX_BYTES, walk
-from .core.legacy import BLAZE, is_blaze_definition
-from .core.loader import TRAIL_FILE_PATTERNS, load_trail, script_problems
-from .core.memory import expansion_problems
-from .core.model import SourceSpan, Trail
-from .core.registry import ToolRegistry
-from .core.staticcheck import CallScope, definition_problems, path_problem, trail_problems, unique
-from .core.tooldef import Tool, ToolDescriptor
+from .core.system.files import DEFAULT_MAX_BYTES, walk
+from .core.tooling.composition import Composed
+from .core.tooling.context import DeviceInfo
+from .core.tooling.memory import expansion_problems
+from .core.tooling.registry import ToolRegistry
+from .core.tooling.staticcheck import CallScope, definition_problems, path_problem, trail_problems, unique
+from .core.tooling.tooldef import Tool, ToolDescriptor
+from .core.trail.legacy import BLAZE, is_blaze_definition
+from .core.trail.model import SourceSpan, Trail
+from .core.trail.parse import TRAIL_FILE_PATTERNS, load_trail, script_problems
 from .mcp.server import handshake_timeout_default
 from .mcp.tools import naming_findings
 from .mcp.toolsets import McpToolsets

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..core.errors import AgentFailure, FatalToolError, ToolError
-from ..core.runner import ResolvedStep
-from ..core.yamlsource import did_you_mean
+from ..core.run.runner import ResolvedStep
+from ..core.trail.yamlsource import did_you_mean
 from ..drivers import aria
 from .prompt import OBJECTIVE_TOOL, PreviousStep, menu, objective_text, reminder, single_claim, system_prompt
 from .prompt import tool_specs as lean_specs

@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..core.tooldef import ToolDescriptor
+from ..core.tooling.tooldef import ToolDescriptor
 from .wire import ToolSpec
 
 REASONING = "reasoning"

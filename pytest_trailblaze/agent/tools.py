@@ -9,9 +9,9 @@ The first two are offered to the model and never recorded (U§4.1 "LLM-only wrap
 
 from __future__ import annotations
 
-from ..core.context import ToolContext
 from ..core.errors import ToolFailure
-from ..core.tooldef import CaseInsensitiveEnum, Tool, tool
+from ..core.tooling.context import ToolContext
+from ..core.tooling.tooldef import CaseInsensitiveEnum, Tool, tool
 from .judgement import TOOLS as JUDGEMENT_TOOLS
 from .screen import mobile_refs
 from .selectors import mobile_node_selector

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from .masking import visible
 
 if TYPE_CHECKING:
-    from .model import SourceSpan
+    from .trail.model import SourceSpan
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..core.context import DeviceInfo
 from ..core.errors import DriverError, ToolFailure, first_line
 from ..core.masking import Masker
+from ..core.tooling.context import DeviceInfo
 from . import selectors
 from .appium_commands import DeviceCommands
 from .appium_recording import ScreenRecording

@@ -11,9 +11,9 @@ from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..core.context import DeviceInfo
 from ..core.errors import ConfigurationError, ToolServerError
 from ..core.masking import Masker
+from ..core.tooling.context import DeviceInfo
 from ..workspace.model import Target
 from .launch import LaunchSpec, resolve_server
 from .server import McpServer, Portal, new_session_id

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from ..core.devices import PLATFORMS
+from ..core.trail.devices import PLATFORMS
 from . import (
     agent,
     collection,

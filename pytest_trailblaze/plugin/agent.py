@@ -26,10 +26,10 @@ from ..agent.recording import recorded_step
 from ..agent.spec import DEFAULT_MAX_CALLS, DEFAULT_TIMEOUT_S, base_url_for
 from ..agent.tools import TOOLS
 from ..core.errors import AgentFailure, ConfigurationError
-from ..core.legacy import recording_file
-from ..core.lineage import resolve as resolve_recording
-from ..core.model import ANY_DEVICE
-from ..core.recordings import SlotUpdate, save_recordings
+from ..core.trail.legacy import recording_file
+from ..core.trail.lineage import resolve as resolve_recording
+from ..core.trail.model import ANY_DEVICE
+from ..core.trail.writeback import SlotUpdate, save_recordings
 from .agent_reports import JUDGE_KEY, REPORTS_PLUGIN, RUNS_KEY, AgentReports
 
 AGENT_KEY = pytest.StashKey["AgentSettings"]()

@@ -33,7 +33,7 @@ from allure_commons.logger import AllureFileLogger
 from allure_commons.types import AttachmentType
 
 from ..core.masking import Masker
-from ..core.runner import ResolvedStep
+from ..core.run.runner import ResolvedStep
 from .collection import TrailItem
 from .masking import masker_of
 from .session import item_artifacts

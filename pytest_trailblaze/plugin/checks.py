@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from ..core.errors import Problem, RegistryError, first_line
-from ..core.model import SourceSpan, Trail
-from ..core.registry import ToolRegistry
-from ..core.staticcheck import CallScope, trail_problems
+from ..core.tooling.registry import ToolRegistry
+from ..core.tooling.staticcheck import CallScope, trail_problems
+from ..core.trail.model import SourceSpan, Trail
 from ..tools import builtin_tools
 from ..workspace import Target, Workspace
 from ..workspace.exemption import exempted

@@ -15,16 +15,16 @@ from typing import Any
 
 import pytest
 
-from ..core.devices import NATIVE_DRIVERS, PLATFORMS, driver_type, platform_of
 from ..core.docs import docs_page
 from ..core.errors import ConfigurationError, Problem, StepFailure, TrailblazeError, TrailLoadError
-from ..core.legacy import BLAZE, DEFINITION, TrailDir, read_trail_dir
-from ..core.lineage import resolve
-from ..core.loader import classifier_from_filename, load_trail, script_problems
 from ..core.masking import visible
-from ..core.memory import bind_args
-from ..core.model import Trail
-from ..core.staticcheck import path_problem
+from ..core.tooling.memory import bind_args
+from ..core.tooling.staticcheck import path_problem
+from ..core.trail.devices import NATIVE_DRIVERS, PLATFORMS, driver_type, platform_of
+from ..core.trail.legacy import BLAZE, DEFINITION, TrailDir, read_trail_dir
+from ..core.trail.lineage import resolve
+from ..core.trail.model import Trail
+from ..core.trail.parse import classifier_from_filename, load_trail, script_problems
 from ..tools import builtin_tools
 from ..workspace import Target, Workspace, WorkspaceLoader, code_roots, find_config_dir, trail_target
 from .checks import static_problems

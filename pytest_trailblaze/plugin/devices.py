@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from ..core.lineage import resolution_chain, resolve
-from ..core.model import ANY_DEVICE, Trail
+from ..core.trail.lineage import resolution_chain, resolve
+from ..core.trail.model import ANY_DEVICE, Trail
 from ..drivers.profiles import DeviceProfile
 from .options import SETTINGS_KEY, Settings
 

@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 
-from ..core.context import ToolContext
-from ..core.runner import ResolvedStep
+from ..core.run.runner import ResolvedStep
+from ..core.tooling.context import ToolContext
 from ..evidence.progress import short, step_table
 from ..evidence.records import StepRecord, StepRecorder
 from ..evidence.summary import RECORD_FORMAT, RECORD_NAME, RECORD_SHAPE, list_artifacts, write_json

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from ..core.context import DeviceInfo
-from ..core.devices import driver_type
 from ..core.errors import DriverError
-from ..core.memory import Memory
-from ..core.registry import ToolRegistry
+from ..core.tooling.context import DeviceInfo
+from ..core.tooling.memory import Memory
+from ..core.tooling.registry import ToolRegistry
+from ..core.trail.devices import driver_type
 from ..drivers.appium import AppiumHost
 from ..drivers.playwright import BrowserHost, BrowserOptions, WebDriver
 from ..mcp.toolsets import McpToolsets

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ..core.files import inside
+from ..core.system.files import inside
 from .collection import TrailblazeWarning
 from .tags import trail_roots
 

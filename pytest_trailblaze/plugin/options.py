@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from ..core.errors import ConfigurationError
-from ..core.files import DEFAULT_MAX_BYTES
-from ..core.loader import TRAIL_FILE_PATTERNS
+from ..core.system.files import DEFAULT_MAX_BYTES
+from ..core.trail.parse import TRAIL_FILE_PATTERNS
 from ..drivers import remote
 from ..drivers.appium import AppiumSettings
 from ..drivers.appium_server import APPIUM_LOG_LEVELS

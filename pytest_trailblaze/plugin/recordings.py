@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from ..core.context import ToolContext
 from ..core.masking import MASK, Masker
-from ..core.runner import ResolvedStep
+from ..core.run.runner import ResolvedStep
+from ..core.tooling.context import ToolContext
 from ..drivers.browser import BrowserOptions
 from .collection import TrailItem
 from .evidence import ITEM_KEY, ItemEvidence, item_evidence

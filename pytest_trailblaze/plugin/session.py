@@ -18,13 +18,13 @@ from typing import Any
 
 import pytest
 
-from ..core.context import DeviceInfo, ToolContext
 from ..core.errors import AgentStepRequired, RegistryError, TrailblazeError, TrailheadError, first_line
-from ..core.lineage import resolve
-from ..core.memory import Memory
-from ..core.registry import ToolRegistry
-from ..core.runner import ResolvedStep, StepFailureInfo, TrailRunner, plan_trail
-from ..core.tooldef import Tool, ToolResult
+from ..core.run.runner import ResolvedStep, StepFailureInfo, TrailRunner, plan_trail
+from ..core.tooling.context import DeviceInfo, ToolContext
+from ..core.tooling.memory import Memory
+from ..core.tooling.registry import ToolRegistry
+from ..core.tooling.tooldef import Tool, ToolResult
+from ..core.trail.lineage import resolve
 from ..mcp.tools import naming_findings
 from ..mcp.toolsets import McpToolsets
 from ..tools import builtin_tools

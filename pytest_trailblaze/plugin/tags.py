@@ -23,10 +23,10 @@ from pathlib import Path
 import pytest
 
 from ..core.errors import TrailblazeError
-from ..core.files import is_regular, read_source
-from ..core.legacy import is_blaze_definition
-from ..core.loader import classifier_from_filename, parse_trail
-from ..core.model import Trail
+from ..core.system.files import is_regular, read_source
+from ..core.trail.legacy import is_blaze_definition
+from ..core.trail.model import Trail
+from ..core.trail.parse import classifier_from_filename, parse_trail
 from .options import SETTINGS_KEY
 
 _TAGS_KEY = pytest.StashKey[set[str]]()

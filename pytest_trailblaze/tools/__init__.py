@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.tooldef import Tool
+from ..core.tooling.tooldef import Tool
 
 
 def builtin_tools() -> list[Tool]:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..core.context import ToolContext
 from ..core.errors import ToolFailure
-from ..core.memory import MASK
-from ..core.tooldef import tool
+from ..core.tooling.context import ToolContext
+from ..core.tooling.memory import MASK
+from ..core.tooling.tooldef import tool
 from .arithmetic import ExpressionError, evaluate
 
 TOLERANCE = 1e-4

@@ -9,9 +9,9 @@ from __future__ import annotations
 import random
 import time
 
-from ..core.context import ToolContext
 from ..core.errors import ToolFailure
-from ..core.tooldef import CaseInsensitiveEnum
+from ..core.tooling.context import ToolContext
+from ..core.tooling.tooldef import CaseInsensitiveEnum
 from ..drivers.appium import MobileDriver
 from ..drivers.selectors import Node, describe
 from .common import Direction

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import Problem
-from ..core.model import SourceSpan
-from ..core.tooldef import ToolDescriptor
+from ..core.tooling.tooldef import ToolDescriptor
+from ..core.trail.model import SourceSpan
 from ..workspace.model import Target, Workspace
 from . import ASSETS
 from .analysis import analyze

@@ -19,8 +19,8 @@ from typing import Any
 from yaml.nodes import MappingNode
 
 from ..core.errors import Problem
-from ..core.model import SourceSpan
-from ..core.yamlsource import Source
+from ..core.trail.model import SourceSpan
+from ..core.trail.yamlsource import Source
 from .analysis import Analysis, TypedExport, analyze
 from .runtime import NO_TYPESCRIPT, find_node, find_typescript
 from .sidecars import MissingScript, SidecarTool, is_sidecar, read_sidecar

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..core.errors import FatalToolError
-from ..core.tooldef import Tool, ToolDescriptor, ToolResult
+from ..core.tooling.tooldef import Tool, ToolDescriptor, ToolResult
 from ..mcp.tools import SchemaTool
 from .discovery import TsToolDef
 

@@ -16,8 +16,8 @@ from typing import Any
 from yaml.nodes import Node, SequenceNode
 
 from ..core.errors import Problem
-from ..core.naming import check_tool_name
-from ..core.yamlsource import Source, did_you_mean
+from ..core.trail.naming import check_tool_name
+from ..core.trail.yamlsource import Source, did_you_mean
 from ..workspace.model import Workspace
 from ..workspace.schema import TrailmapManifest, node_at
 from .clientdts import LOOSE_ENTRY, TypeWriter, builtin_digest, map_entries

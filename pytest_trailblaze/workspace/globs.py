@@ -13,8 +13,8 @@ import os
 from pathlib import Path, PurePosixPath
 
 from ..core.errors import Problem
-from ..core.files import glob_inside, inside, is_regular, refusal
-from ..core.model import SourceSpan
+from ..core.system.files import glob_inside, inside, is_regular, refusal
+from ..core.trail.model import SourceSpan
 
 
 def workspace_matches(

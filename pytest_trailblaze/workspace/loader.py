@@ -15,11 +15,11 @@ from typing import Any
 from yaml.nodes import MappingNode, Node, SequenceNode
 
 from ..core.errors import Problem
-from ..core.files import DEFAULT_MAX_BYTES, FileRefused, glob_inside, inside, read_source
-from ..core.model import SourceSpan
-from ..core.naming import SCOPING_TAG, check_tool_name, check_trailmap_id, unscoped_tools
-from ..core.pycall import CodeRoots
-from ..core.yamlsource import Source, did_you_mean, is_null
+from ..core.system.files import DEFAULT_MAX_BYTES, FileRefused, glob_inside, inside, read_source
+from ..core.system.pycall import CodeRoots
+from ..core.trail.model import SourceSpan
+from ..core.trail.naming import SCOPING_TAG, check_tool_name, check_trailmap_id, unscoped_tools
+from ..core.trail.yamlsource import Source, did_you_mean, is_null
 from .globs import workspace_matches
 from .model import Target, ToolDef, Workspace
 from .schema import (

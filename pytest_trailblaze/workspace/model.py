@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import Problem
-from ..core.model import SourceSpan, ToolCall, Trail
-from ..core.pycall import CodeRoots
-from ..core.tooldef import Tool
-from ..core.yamlsource import did_you_mean
+from ..core.system.pycall import CodeRoots
+from ..core.tooling.tooldef import Tool
+from ..core.trail.model import SourceSpan, ToolCall, Trail
+from ..core.trail.yamlsource import did_you_mean
 from .framework import FRAMEWORK_DEFAULTS, FRAMEWORK_TOOLSETS
 from .schema import McpServerSpec, PlatformConfig, ToolFile, ToolsetConfig, WorkspaceConfig
 

@@ -18,11 +18,11 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, PlainValidator, ValidationError, WithJsonSchema, create_model
 from pydantic_core import PydanticCustomError
 
-from ..core.composition import expand
 from ..core.errors import FatalToolError, Problem, ToolArgumentError, ToolError, ToolFailure
-from ..core.model import ToolCall
-from ..core.pycall import CodeRoots, ImportFailure, locate, resolve_callable, run_script
-from ..core.tooldef import PythonTool, Tool, ToolDescriptor, ToolResult, explain, tool
+from ..core.system.pycall import CodeRoots, ImportFailure, locate, resolve_callable, run_script
+from ..core.tooling.composition import expand
+from ..core.tooling.tooldef import PythonTool, Tool, ToolDescriptor, ToolResult, explain, tool
+from ..core.trail.model import ToolCall
 from .model import ToolDef, Workspace
 from .schema import ParamDecl
 

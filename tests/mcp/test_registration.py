@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from pytest_trailblaze.core.errors import RegistryError, UnknownToolError, UnsupportedToolError
-from pytest_trailblaze.core.registry import recorded_calls
+from pytest_trailblaze.core.tooling.registry import recorded_calls
 from pytest_trailblaze.mcp.launch import SCRIPTING
 from pytest_trailblaze.mcp.tools import McpTool, skip_reason
 from pytest_trailblaze.mcp.toolsets import McpToolsets

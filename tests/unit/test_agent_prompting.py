@@ -13,9 +13,9 @@ from pytest_trailblaze.agent.repeats import RepeatGuard, call_key
 from pytest_trailblaze.agent.schema import lean_parameters, lean_spec, offered
 from pytest_trailblaze.agent.wire import Usage
 from pytest_trailblaze.core.errors import ConfigurationError
-from pytest_trailblaze.core.loader import parse_trail
-from pytest_trailblaze.core.runner import Heal, plan_trail
-from pytest_trailblaze.core.tooldef import ToolDescriptor
+from pytest_trailblaze.core.run.runner import Heal, plan_trail
+from pytest_trailblaze.core.tooling.tooldef import ToolDescriptor
+from pytest_trailblaze.core.trail.parse import parse_trail
 from pytest_trailblaze.tools import web
 
 

@@ -23,7 +23,7 @@ from pytest_trailblaze.agent.wire import (
     server_text,
 )
 from pytest_trailblaze.core.errors import ConfigurationError
-from pytest_trailblaze.core.memory import Memory
+from pytest_trailblaze.core.tooling.memory import Memory
 from pytest_trailblaze.drivers.selectors import find_all, parse_hierarchy
 
 

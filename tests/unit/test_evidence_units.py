@@ -7,14 +7,14 @@ import json
 from pathlib import Path
 from typing import ClassVar
 
-from pytest_trailblaze.core.context import DeviceInfo, ToolContext
 from pytest_trailblaze.core.errors import StepFailure
-from pytest_trailblaze.core.loader import parse_trail
 from pytest_trailblaze.core.masking import Masker
-from pytest_trailblaze.core.memory import Memory
-from pytest_trailblaze.core.registry import ToolRegistry
-from pytest_trailblaze.core.runner import ResolvedStep, TrailRunner, plan_trail
-from pytest_trailblaze.core.tooldef import ToolResult, tool
+from pytest_trailblaze.core.run.runner import ResolvedStep, TrailRunner, plan_trail
+from pytest_trailblaze.core.tooling.context import DeviceInfo, ToolContext
+from pytest_trailblaze.core.tooling.memory import Memory
+from pytest_trailblaze.core.tooling.registry import ToolRegistry
+from pytest_trailblaze.core.tooling.tooldef import ToolResult, tool
+from pytest_trailblaze.core.trail.parse import parse_trail
 from pytest_trailblaze.evidence.html import render
 from pytest_trailblaze.evidence.progress import end_text, start_text, step_table
 from pytest_trailblaze.evidence.records import StepRecorder

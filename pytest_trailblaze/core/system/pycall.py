@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import ToolError, ToolFailure
+from ..errors import ToolError, ToolFailure
+from ..tooling.tooldef import ToolResult
 from .foreign import ForeignExit, foreign_code
-from .tooldef import ToolResult
 
 ALLOW_OUTSIDE_OPTION = "--trailblaze-allow-outside-code"
 

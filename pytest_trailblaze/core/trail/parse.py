@@ -13,13 +13,13 @@ from pathlib import Path
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from ..errors import Problem, TrailLoadError
+from ..system.files import DEFAULT_MAX_BYTES, FileRefused, Roots, read_source
+from ..system.pycall import CodeRoots, ImportFailure, OutsideRoot, locate, outside_root_fix
 from .devices import classifier_problem
 from .envpass import expand_template as expand_template  # re-exported: the per-string pass
 from .envpass import expand_templates
-from .errors import Problem, TrailLoadError
-from .files import DEFAULT_MAX_BYTES, FileRefused, Roots, read_source
 from .model import Step, ToolCall, Trail, TrailConfig
-from .pycall import CodeRoots, ImportFailure, OutsideRoot, locate, outside_root_fix
 from .stepgrammar import StepGrammar
 from .trailconfig import classifier_entries, read_config
 from .v1format import V1Grammar

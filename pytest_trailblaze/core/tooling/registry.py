@@ -14,8 +14,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from .docs import docs_page
-from .errors import (
+from ..docs import docs_page
+from ..errors import (
     ConfigurationError,
     RegistryError,
     ToolArgumentError,
@@ -23,11 +23,11 @@ from .errors import (
     UnknownToolError,
     UnsupportedToolError,
 )
+from ..shown import clip, clip_value
+from ..trail.tokens import strings_in
+from ..trail.yamlsource import did_you_mean
 from .memory import MASK, mask_with
-from .shown import clip, clip_value
-from .tokens import strings_in
 from .tooldef import Tool, ToolDescriptor, ToolResult, bind_tool_arguments
-from .yamlsource import did_you_mean
 
 REGISTER_HINT = f"check the spelling, or register the tool (see {docs_page('guides/tools/')})"
 

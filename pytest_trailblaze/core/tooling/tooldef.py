@@ -20,11 +20,11 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
-from .errors import ToolArgumentError, ToolError, ToolFailure
-from .foreign import ForeignExit, foreign_code
-from .offloop import ASYNC_TOOLS
-from .yamlcore import YamlFloat, YamlInt, source_text
-from .yamlsource import did_you_mean
+from ..errors import ToolArgumentError, ToolError, ToolFailure
+from ..system.foreign import ForeignExit, foreign_code
+from ..system.offloop import ASYNC_TOOLS
+from ..trail.yamlcore import YamlFloat, YamlInt, source_text
+from ..trail.yamlsource import did_you_mean
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from .yamlsource import did_you_mean
+from ..trail.yamlsource import did_you_mean
 
 IssueKind = Literal["missing", "unknown", "value"]
 Path = tuple[str | int, ...]

@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .devices import form_factor
-from .errors import FatalToolError, ToolError
-from .lineage import resolution_chain, segments_for
+from ..errors import FatalToolError, ToolError
+from ..system.pycall import CodeRoots
+from ..trail.devices import form_factor
+from ..trail.lineage import resolution_chain, segments_for
 from .memory import Memory
-from .pycall import CodeRoots
 from .registry import MAX_DEPTH, ToolLogEntry, ToolRegistry
 from .tooldef import ToolDescriptor
 

@@ -13,8 +13,8 @@ import json
 from collections.abc import Collection, Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from .model import ToolCall
-from .tokens import TOKEN, body
+from ..trail.model import ToolCall
+from ..trail.tokens import TOKEN, body
 
 
 @runtime_checkable

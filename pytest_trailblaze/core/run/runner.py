@@ -14,13 +14,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from .context import ToolContext
-from .errors import AgentStepRequired, FatalToolError, StepFailure, ToolError, TrailblazeError, TrailheadError
-from .lineage import resolve
-from .masking import MASK
-from .model import Step, ToolCall, Trail
-from .registry import ANNOTATION_ARGS, FAILURE_CHARS
-from .shown import clip, clip_value
+from ..errors import (
+    AgentStepRequired,
+    FatalToolError,
+    StepFailure,
+    ToolError,
+    TrailblazeError,
+    TrailheadError,
+)
+from ..masking import MASK
+from ..shown import clip, clip_value
+from ..tooling.context import ToolContext
+from ..tooling.registry import ANNOTATION_ARGS, FAILURE_CHARS
+from ..trail.lineage import resolve
+from ..trail.model import Step, ToolCall, Trail
 
 
 @dataclass(frozen=True, slots=True)

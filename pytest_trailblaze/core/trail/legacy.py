@@ -20,10 +20,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..system.files import FileRefused, read_source
 from .devices import platform_of
-from .files import FileRefused, read_source
 from .lineage import resolution_chain
-from .loader import classifier_from_filename
+from .parse import classifier_from_filename
 
 DEFINITION = "trail.yaml"
 BLAZE = "blaze.yaml"

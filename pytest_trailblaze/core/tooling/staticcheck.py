@@ -24,16 +24,16 @@ from typing import Any, Literal, TypeGuard
 
 from pydantic import ValidationError
 
+from ..docs import docs_page
+from ..errors import Problem, ToolArgumentError, ToolError, UnknownToolError, first_line
+from ..trail.devices import platform_of
+from ..trail.model import ANY_DEVICE, SourceSpan, Step, ToolCall, Trail
+from ..trail.tokens import args_references, strings_in
+from ..trail.yamlsource import did_you_mean
 from .arguments import ArgumentIssue, non_finite, pydantic_issues
 from .composition import Composed, expand
-from .devices import platform_of
-from .docs import docs_page
-from .errors import Problem, ToolArgumentError, ToolError, UnknownToolError, first_line
-from .model import ANY_DEVICE, SourceSpan, Step, ToolCall, Trail
 from .registry import ANNOTATION_ARGS, MAX_DEPTH, ToolRegistry
-from .tokens import args_references, strings_in
 from .tooldef import Tool, bind_tool_arguments
-from .yamlsource import did_you_mean
 
 UnknownPolicy = Literal["error", "warn", "ignore"]
 

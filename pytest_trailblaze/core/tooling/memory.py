@@ -17,13 +17,13 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from .errors import ConfigurationError, Problem
-from .masking import MASK as MASK  # re-exported: tools and the registry read it here
-from .masking import Masker
-from .masking import mask_with as mask_with
-from .model import ArgDecl
-from .tokens import ARGS_PATH, TOKEN, args_references, body, is_args_body
-from .yamlsource import did_you_mean
+from ..errors import ConfigurationError, Problem
+from ..masking import MASK as MASK  # re-exported: tools and the registry read it here
+from ..masking import Masker
+from ..masking import mask_with as mask_with
+from ..trail.model import ArgDecl
+from ..trail.tokens import ARGS_PATH, TOKEN, args_references, body, is_args_body
+from ..trail.yamlsource import did_you_mean
 
 #: The longest text an arg may grow to through ``{{args...}}`` references, checked from the sizes
 #: before anything expands: args that each repeat the one before them ten times would otherwise

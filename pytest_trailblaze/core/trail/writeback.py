@@ -26,11 +26,11 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from .errors import TrailLoadError
+from ..errors import TrailLoadError
 from .legacy import is_unified_text
 from .lineage import resolve
-from .loader import classifier_from_filename, parse_trail
 from .model import ANY_DEVICE, Step, Trail
+from .parse import classifier_from_filename, parse_trail
 
 Call = tuple[str, Mapping[str, Any]]
 _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
