@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import ToolFailure
-from ..core.system.pycall import ImportFailure, resolve_callable, run_script
+from ..core.system.pycall import ImportFailure, resolve_callable
 from ..core.tooling.context import ToolContext
+from ..core.tooling.scripts import run_script
 from ..core.tooling.tooldef import tool
 
 

@@ -19,8 +19,9 @@ from pydantic import BaseModel, ConfigDict, PlainValidator, ValidationError, Wit
 from pydantic_core import PydanticCustomError
 
 from ..core.errors import FatalToolError, Problem, ToolArgumentError, ToolError, ToolFailure
-from ..core.system.pycall import CodeRoots, ImportFailure, locate, resolve_callable, run_script
+from ..core.system.pycall import CodeRoots, ImportFailure, locate, resolve_callable
 from ..core.tooling.composition import expand
+from ..core.tooling.scripts import run_script
 from ..core.tooling.tooldef import PythonTool, Tool, ToolDescriptor, ToolResult, explain, tool
 from ..core.trail.model import ToolCall
 from .model import ToolDef, Workspace

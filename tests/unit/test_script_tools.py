@@ -20,10 +20,11 @@ from pytest_trailblaze.core.errors import (
     ToolFailure,
     UnknownToolError,
 )
-from pytest_trailblaze.core.system.pycall import ImportFailure, resolve_callable, run_script
+from pytest_trailblaze.core.system.pycall import ImportFailure, resolve_callable
 from pytest_trailblaze.core.tooling.context import DeviceInfo, ToolContext
 from pytest_trailblaze.core.tooling.memory import Memory
 from pytest_trailblaze.core.tooling.registry import MAX_DEPTH, ToolRegistry, recorded_calls
+from pytest_trailblaze.core.tooling.scripts import run_script
 from pytest_trailblaze.core.tooling.tooldef import Tool, tool
 from pytest_trailblaze.tools.script import script as script_tool
 from pytest_trailblaze.workspace import Workspace, WorkspaceLoader

@@ -25,14 +25,11 @@ import importlib.machinery
 import importlib.util
 import itertools
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import ToolError, ToolFailure
-from ..tooling.tooldef import ToolResult
-from .foreign import ForeignExit, foreign_code
+from .foreign import foreign_code
 
 ALLOW_OUTSIDE_OPTION = "--trailblaze-allow-outside-code"
 
@@ -206,24 +203,6 @@ def _load_file(path: Path) -> Any:
         del sys.modules[module_name]
         raise ImportFailure(f"importing {path.name} failed: {type(exc).__name__}: {exc}") from None
     return module
-
-
-def run_script(function: Callable[..., Any], params: dict[str, Any], ctx: Any, name: str) -> ToolResult:
-    """Call a script and turn what it returns (or raises) into a tool result."""
-    try:
-        with foreign_code():
-            outcome = function(params, ctx)
-    except ToolError:
-        raise
-    except AssertionError as exc:
-        raise ToolFailure(str(exc) or f"{name} failed", tool=name) from exc
-    except ForeignExit as exc:
-        raise ToolFailure(f"{name} {exc}", tool=name) from None
-    if isinstance(outcome, dict) and outcome.get("type") == "Error":
-        raise ToolFailure(str(outcome.get("message") or f"{name} failed"), tool=name)
-    if isinstance(outcome, dict) and outcome.get("type") == "Success":
-        return ToolResult(message=str(outcome.get("message") or ""))
-    return ToolResult.of(outcome)
 
 
 def outside_root_fix() -> str:
