@@ -15,10 +15,8 @@ import json
 import os
 import re
 import stat
-import sys
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +25,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..errors import TrailLoadError
+from ..system.locks import folder_lock
 from .legacy import is_unified_text
 from .lineage import resolve
 from .model import ANY_DEVICE, Step, Trail
@@ -373,28 +372,3 @@ def _replace(path: Path, text: str, *, like: Path) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
-
-
-@contextmanager
-def folder_lock(folder: Path) -> Iterator[None]:
-    """An exclusive lock on a folder (POSIX ``flock``; elsewhere a lock file in the temp folder)."""
-    if sys.platform != "win32":
-        import fcntl
-
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)  # closing releases the lock
-        return
-    import msvcrt
-
-    name = "trailblaze-" + str(abs(hash(str(folder.resolve())))) + ".lock"
-    with (Path(tempfile.gettempdir()) / name).open("a+b") as handle:
-        msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)
-        try:
-            yield
-        finally:
-            handle.seek(0)
-            msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
