@@ -18,7 +18,15 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
-from .core.errors import Problem, RegistryError, ToolServerError, TrailblazeError, TrailLoadError, first_line
+from .core.errors import (
+    Problem,
+    RegistryError,
+    SourceSpan,
+    ToolServerError,
+    TrailblazeError,
+    TrailLoadError,
+    first_line,
+)
 from .core.system.files import DEFAULT_MAX_BYTES, walk
 from .core.tooling.composition import Composed
 from .core.tooling.context import DeviceInfo
@@ -27,7 +35,7 @@ from .core.tooling.registry import ToolRegistry
 from .core.tooling.staticcheck import CallScope, definition_problems, path_problem, trail_problems, unique
 from .core.tooling.tooldef import Tool, ToolDescriptor
 from .core.trail.legacy import BLAZE, is_blaze_definition
-from .core.trail.model import SourceSpan, Trail
+from .core.trail.model import Trail
 from .core.trail.parse import TRAIL_FILE_PATTERNS, load_trail, script_problems
 from .mcp.server import handshake_timeout_default
 from .mcp.tools import naming_findings

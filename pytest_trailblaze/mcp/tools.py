@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.errors import Problem, ToolArgumentError
+from ..core.errors import Problem, SourceSpan, ToolArgumentError
 from ..core.tooling.arguments import ArgumentIssue, is_finite, schema_issues
 from ..core.tooling.tooldef import Tool, ToolDescriptor, ToolResult
-from ..core.trail.model import SourceSpan
 from ..core.trail.naming import check_tool_name
 from .callbacks import envelope
 from .context import CONTEXT_ARG

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from ..core.errors import Problem, RegistryError, first_line
+from ..core.errors import Problem, RegistryError, SourceSpan, first_line
 from ..core.tooling.registry import ToolRegistry
 from ..core.tooling.staticcheck import CallScope, trail_problems
-from ..core.trail.model import SourceSpan, Trail
+from ..core.trail.model import Trail
 from ..tools import builtin_tools
 from ..workspace import Target, Workspace
 from ..workspace.exemption import exempted

@@ -24,9 +24,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.errors import Problem
+from ..core.errors import Problem, SourceSpan
 from ..core.tooling.tooldef import ToolDescriptor
-from ..core.trail.model import SourceSpan
 from ..workspace.model import Target, Workspace
 from . import ASSETS
 from .analysis import analyze

@@ -18,8 +18,7 @@ from typing import Any
 
 from yaml.nodes import MappingNode
 
-from ..core.errors import Problem
-from ..core.trail.model import SourceSpan
+from ..core.errors import Problem, SourceSpan
 from ..core.trail.yamlsource import Source
 from .analysis import Analysis, TypedExport, analyze
 from .runtime import NO_TYPESCRIPT, find_node, find_typescript

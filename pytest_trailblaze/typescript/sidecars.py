@@ -15,8 +15,7 @@ from typing import Any
 from pydantic import Field
 from yaml.nodes import Node
 
-from ..core.errors import Problem
-from ..core.trail.model import SourceSpan
+from ..core.errors import Problem, SourceSpan
 from ..core.trail.yamlsource import Source
 from ..workspace.schema import Strict, node_at, validate
 

@@ -14,10 +14,9 @@ from typing import Any
 
 from yaml.nodes import MappingNode, Node, SequenceNode
 
-from ..core.errors import Problem
+from ..core.errors import Problem, SourceSpan
 from ..core.system.files import DEFAULT_MAX_BYTES, FileRefused, glob_inside, inside, read_source
 from ..core.system.pycall import CodeRoots
-from ..core.trail.model import SourceSpan
 from ..core.trail.naming import SCOPING_TAG, check_tool_name, check_trailmap_id, unscoped_tools
 from ..core.trail.yamlsource import Source, did_you_mean, is_null
 from .globs import workspace_matches

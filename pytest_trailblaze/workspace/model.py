@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import Problem
+from ..core.errors import Problem, SourceSpan
 from ..core.system.pycall import CodeRoots
 from ..core.tooling.tooldef import Tool
-from ..core.trail.model import SourceSpan, ToolCall, Trail
+from ..core.trail.model import ToolCall, Trail
 from ..core.trail.yamlsource import did_you_mean
 from .framework import FRAMEWORK_DEFAULTS, FRAMEWORK_TOOLSETS
 from .schema import McpServerSpec, PlatformConfig, ToolFile, ToolsetConfig, WorkspaceConfig

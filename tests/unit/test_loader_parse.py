@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_trailblaze.core.trail.model import ANY_DEVICE, ArgDecl, SourceSpan, Step, ToolCall, Trail
+from pytest_trailblaze.core.errors import SourceSpan
+from pytest_trailblaze.core.trail.model import ANY_DEVICE, ArgDecl, Step, ToolCall, Trail
 from pytest_trailblaze.core.trail.parse import (
     classifier_from_filename,
     expand_template,

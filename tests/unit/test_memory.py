@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pytest_trailblaze.core.errors import ConfigurationError
+from pytest_trailblaze.core.errors import ConfigurationError, SourceSpan
 from pytest_trailblaze.core.tooling.memory import (
     MASK,
     MAX_INTERPOLATED_CHARS,
@@ -15,7 +15,7 @@ from pytest_trailblaze.core.tooling.memory import (
     Memory,
     mask_with,
 )
-from pytest_trailblaze.core.trail.model import ArgDecl, SourceSpan
+from pytest_trailblaze.core.trail.model import ArgDecl
 
 SPAN = SourceSpan("trails/login.trail.yaml", 4, 5)
 

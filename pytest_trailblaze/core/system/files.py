@@ -27,8 +27,7 @@ from collections.abc import Callable, Iterator
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from ..errors import Problem, TrailblazeError
-from ..trail.model import SourceSpan
+from ..errors import Problem, SourceSpan, TrailblazeError
 
 #: Files above this size are refused unless the limit is raised (option or ini).
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024

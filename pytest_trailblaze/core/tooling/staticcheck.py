@@ -25,9 +25,9 @@ from typing import Any, Literal, TypeGuard
 from pydantic import ValidationError
 
 from ..docs import docs_page
-from ..errors import Problem, ToolArgumentError, ToolError, UnknownToolError, first_line
+from ..errors import Problem, SourceSpan, ToolArgumentError, ToolError, UnknownToolError, first_line
 from ..trail.devices import platform_of
-from ..trail.model import ANY_DEVICE, SourceSpan, Step, ToolCall, Trail
+from ..trail.model import ANY_DEVICE, Step, ToolCall, Trail
 from ..trail.tokens import args_references, strings_in
 from ..trail.yamlsource import did_you_mean
 from .arguments import ArgumentIssue, non_finite, pydantic_issues

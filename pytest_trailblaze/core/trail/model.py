@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..errors import SourceSpan
 from .devices import platform_of
 
 #: Key of a recording that applies to any device (legacy v1 recordings carry no classifier).
@@ -19,18 +20,6 @@ ANY_DEVICE = "*"
 
 StepKind = Literal["step", "verify", "tools", "trailhead"]
 ArgType = Literal["string", "integer", "number", "boolean", "array", "object"]
-
-
-@dataclass(frozen=True, slots=True)
-class SourceSpan:
-    """A position in a file; ``line`` and ``col`` are 1-based like an editor's."""
-
-    path: str
-    line: int
-    col: int
-
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}"
 
 
 @dataclass(frozen=True, slots=True)

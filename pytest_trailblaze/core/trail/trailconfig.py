@@ -7,8 +7,9 @@ from typing import Any
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from ..errors import SourceSpan
 from .devices import DRIVER_TYPES, KNOWN_CLASSIFIERS, classifier_problem, driver_type
-from .model import ANY_DEVICE, ArgDecl, SourceSpan, TrailConfig
+from .model import ANY_DEVICE, ArgDecl, TrailConfig
 from .yamlsource import (
     TAG_BOOL,
     TAG_FLOAT,

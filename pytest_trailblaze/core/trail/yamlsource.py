@@ -17,9 +17,8 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from ..errors import Problem
+from ..errors import Problem, SourceSpan
 from . import yamlcore
-from .model import SourceSpan
 from .yamlcore import MAX_NESTING, TAG_BOOL, TAG_FLOAT, TAG_INT, TAG_MERGE, TAG_NULL, TAG_STR
 
 __all__ = [
