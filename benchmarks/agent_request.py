@@ -31,12 +31,12 @@ from pytest_trailblaze.agent.screen import capture_text, mobile_screen_text
 from pytest_trailblaze.agent.tools import TOOLS
 from pytest_trailblaze.agent.wire import Conversation, ToolRequest, ToolSpec, Turn
 from pytest_trailblaze.core.run.runner import Heal, ResolvedStep, plan_trail
+from pytest_trailblaze.core.screen.node_selectors import parse_hierarchy
 from pytest_trailblaze.core.tooling.context import DeviceInfo, ToolContext
 from pytest_trailblaze.core.tooling.memory import Memory
 from pytest_trailblaze.core.tooling.registry import ToolRegistry
 from pytest_trailblaze.core.trail.parse import parse_trail
 from pytest_trailblaze.drivers.playwright import BrowserHost, BrowserOptions
-from pytest_trailblaze.drivers.selectors import parse_hierarchy
 from pytest_trailblaze.tools import builtin_tools
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -24,8 +24,8 @@ from typing import Any
 
 from ..core.errors import AgentFailure, FatalToolError, ToolError
 from ..core.run.runner import ResolvedStep
+from ..core.screen import aria
 from ..core.trail.yamlsource import did_you_mean
-from ..drivers import aria
 from .prompt import OBJECTIVE_TOOL, PreviousStep, menu, objective_text, reminder, single_claim, system_prompt
 from .prompt import tool_specs as lean_specs
 from .repeats import RepeatGuard, call_key, digest

@@ -12,8 +12,8 @@ import re
 from typing import Any
 
 from ..core.errors import ToolError
-from ..drivers import aria
-from ..drivers.selectors import Node, find_all, is_text_field
+from ..core.screen import aria
+from ..core.screen.node_selectors import Node, find_all, is_text_field
 
 _ID_RE = re.compile(r"^[A-Za-z][\w-]*$")
 
