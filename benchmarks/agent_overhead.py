@@ -34,11 +34,11 @@ from pathlib import Path
 from openai.types.chat import ChatCompletion
 
 from pytest_trailblaze.agent import AgentLoop, LlmSpec, make_provider, openai_chat
+from pytest_trailblaze.agent.agent_tools import TOOLS
+from pytest_trailblaze.agent.durable_selectors import web_node_selector
 from pytest_trailblaze.agent.loop import _masked
 from pytest_trailblaze.agent.prompt import menu, objective_text, system_prompt, tool_specs
 from pytest_trailblaze.agent.screen import capture_image, capture_text, web_screen_text
-from pytest_trailblaze.agent.selectors import web_node_selector
-from pytest_trailblaze.agent.tools import TOOLS
 from pytest_trailblaze.agent.wire import Conversation, ToolRequest, Turn
 from pytest_trailblaze.core.run.runner import plan_trail
 from pytest_trailblaze.core.tooling.context import ToolContext

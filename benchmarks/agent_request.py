@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_trailblaze.agent import anthropic_messages, openai_chat
+from pytest_trailblaze.agent.agent_tools import TOOLS
 from pytest_trailblaze.agent.prompt import menu, objective_text, reminder, system_prompt, tool_specs
 from pytest_trailblaze.agent.screen import capture_text, mobile_screen_text
-from pytest_trailblaze.agent.tools import TOOLS
 from pytest_trailblaze.agent.wire import Conversation, ToolRequest, ToolSpec, Turn
 from pytest_trailblaze.core.run.runner import Heal, ResolvedStep, plan_trail
 from pytest_trailblaze.core.screen.node_selectors import parse_hierarchy

@@ -30,7 +30,7 @@ from pytest_trailblaze.core.tooling.registry import ToolRegistry
 from pytest_trailblaze.mcp import launch as launch_module
 from pytest_trailblaze.mcp.launch import resolve_server
 from pytest_trailblaze.mcp.server import McpServer, Portal
-from pytest_trailblaze.mcp.tools import McpTool
+from pytest_trailblaze.mcp.server_tools import McpTool
 from pytest_trailblaze.workspace.schema import McpServerSpec
 
 REPO = Path(__file__).resolve().parent.parent

@@ -29,7 +29,7 @@ from pytest_trailblaze.core.tooling.tooldef import tool
 from pytest_trailblaze.mcp.toolsets import McpToolsets
 from pytest_trailblaze.typescript import runtime
 from pytest_trailblaze.typescript.hosts import TsHosts
-from pytest_trailblaze.typescript.tools import TsTool, bind
+from pytest_trailblaze.typescript.ts_tools import TsTool, bind
 from pytest_trailblaze.workspace import WorkspaceLoader
 
 REPO = Path(__file__).resolve().parent.parent

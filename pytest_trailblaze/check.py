@@ -38,7 +38,7 @@ from .core.trail.legacy import BLAZE, is_blaze_definition
 from .core.trail.model import Trail
 from .core.trail.parse import TRAIL_FILE_PATTERNS, load_trail, script_problems
 from .mcp.server import handshake_timeout_default
-from .mcp.tools import naming_findings
+from .mcp.server_tools import naming_findings
 from .mcp.toolsets import McpToolsets
 from .tools import builtin_tools
 from .typescript.checks import TsCheckOptions, check_typescript

@@ -23,7 +23,7 @@ from typing import Any
 from ..core.run.runner import ResolvedStep
 from ..core.tooling.tooldef import ToolDescriptor
 from ..core.trail.model import Trail
-from .schema import specs_for
+from .tool_briefs import specs_for
 from .wire import ToolSpec
 
 OBJECTIVE_TOOL = "objectiveStatus"

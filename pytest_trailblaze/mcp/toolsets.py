@@ -17,7 +17,7 @@ from ..core.tooling.context import DeviceInfo
 from ..workspace.model import Target
 from .launch import LaunchSpec, resolve_server
 from .server import McpServer, Portal, new_session_id
-from .tools import McpTool, skip_reason
+from .server_tools import McpTool, skip_reason
 
 T = TypeVar("T")
 

@@ -19,12 +19,12 @@ from typing import Any
 import pytest
 
 from ..agent import EXTRA_HINT, AgentLoop, LlmSpec, Provider, StepRun, make_provider, parse_model, require_sdk
+from ..agent.agent_tools import TOOLS
 from ..agent.judgement import JUDGED, RECORDING_NOTE, Judge
 from ..agent.models import facts_for
 from ..agent.prompt import previous_step
 from ..agent.recording import recorded_step
 from ..agent.spec import DEFAULT_MAX_CALLS, DEFAULT_TIMEOUT_S, base_url_for
-from ..agent.tools import TOOLS
 from ..core.errors import AgentFailure, ConfigurationError
 from ..core.trail.legacy import recording_file
 from ..core.trail.lineage import resolve as resolve_recording

@@ -35,7 +35,7 @@ from allure_commons.types import AttachmentType
 from ..core.masking import Masker
 from ..core.run.runner import ResolvedStep
 from .collection import TrailItem
-from .masking import masker_of
+from .output_masking import masker_of
 from .session import item_artifacts
 
 _TYPES = {f".{kind.extension}": kind for kind in AttachmentType}

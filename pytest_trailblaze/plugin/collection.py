@@ -28,10 +28,10 @@ from ..core.trail.parse import classifier_from_filename, load_trail, script_prob
 from ..tools import builtin_tools
 from ..workspace import Target, Workspace, WorkspaceLoader, code_roots, find_config_dir, trail_target
 from .checks import static_problems
-from .devices import item_devices, mark_device
+from .device_matrix import item_devices, mark_device
 from .failures import failing_line, failure_repr, step_assertion
-from .masking import masker_of
 from .options import SETTINGS_KEY, Settings
+from .output_masking import masker_of
 from .tags import read_before, register_all_tags, register_tag, trail_roots
 
 DECLARED_ARGS_KEY = pytest.StashKey[set[str]]()

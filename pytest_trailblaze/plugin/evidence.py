@@ -31,9 +31,9 @@ from ..evidence.records import StepRecord, StepRecorder
 from ..evidence.summary import RECORD_FORMAT, RECORD_NAME, RECORD_SHAPE, list_artifacts, write_json
 from .collection import TrailItem
 from .evidence_options import evidence_of
-from .masking import masker_of
+from .live_progress import LiveProgress
 from .options import worker_id
-from .progress import LiveProgress
+from .output_masking import masker_of
 from .session import item_artifacts
 
 PROGRESS_KEY = pytest.StashKey[LiveProgress]()

@@ -23,11 +23,11 @@ from ..drivers.appium import AppiumHost
 from ..drivers.playwright import BrowserHost, BrowserOptions, WebDriver
 from ..mcp.toolsets import McpToolsets
 from ..workspace import Workspace
-from . import playwright_compat, recordings
+from . import playwright_compat, trace_video
 from .collection import NO_DRIVER, TrailItem
-from .devices import LEASES_KEY, appium_driver
-from .masking import masker_of
+from .device_matrix import LEASES_KEY, appium_driver
 from .options import SETTINGS_KEY, Settings, worker_id
+from .output_masking import masker_of
 from .session import CATALOG_KEY, SessionRegistries, ToolCatalog, TrailRun, seed_memory
 
 
@@ -54,7 +54,7 @@ def trailblaze_browser_options(
     ``browser_type_launch_args`` fixture apply where ``--trailblaze-*`` options say nothing.
     """
     options = playwright_compat.browser_options(request, trailblaze_settings.browser)
-    return recordings.browser_options(options, request.config)
+    return trace_video.browser_options(options, request.config)
 
 
 @pytest.fixture(scope="session")

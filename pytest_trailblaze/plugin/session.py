@@ -25,15 +25,15 @@ from ..core.tooling.memory import Memory
 from ..core.tooling.registry import ToolRegistry
 from ..core.tooling.tooldef import Tool, ToolResult
 from ..core.trail.lineage import resolve
-from ..mcp.tools import naming_findings
+from ..mcp.server_tools import naming_findings
 from ..mcp.toolsets import McpToolsets
 from ..tools import builtin_tools
 from ..workspace import Target, Workspace, code_roots, toolbox
 from .agent import AGENT_KEY
 from .collection import warn_at
 from .evidence_options import evidence_of
-from .masking import masker_of
 from .options import SETTINGS_KEY, Settings
+from .output_masking import masker_of
 
 CATALOG_KEY = pytest.StashKey["ToolCatalog"]()
 
@@ -163,7 +163,7 @@ class SessionRegistries:
         if not workspace or not workspace.ts_tools:
             return tools
         from ..typescript.hosts import TsHosts
-        from ..typescript.tools import TsTool, bind
+        from ..typescript.ts_tools import TsTool, bind
 
         scripted = [t for t in tools if isinstance(t, TsTool)]
         return bind(tools, TsHosts.of(self.mcp).binding(key, target, device, scripted))

@@ -23,7 +23,7 @@ from ..workspace.schema import TrailmapManifest, node_at
 from .clientdts import LOOSE_ENTRY, TypeWriter, builtin_digest, map_entries
 from .discovery import ToolMap, TsToolDef, discover
 from .sidecars import is_sidecar
-from .tools import TsTool
+from .ts_tools import TsTool
 
 Loaded = tuple[TrailmapManifest, Node, Source, Path]
 

@@ -19,6 +19,7 @@ from ..core.system.files import DEFAULT_MAX_BYTES, FileRefused, glob_inside, ins
 from ..core.system.pycall import CodeRoots
 from ..core.trail.naming import SCOPING_TAG, check_tool_name, check_trailmap_id, unscoped_tools
 from ..core.trail.yamlsource import Source, did_you_mean, is_null
+from .file_tools import build_tools
 from .globs import workspace_matches
 from .model import Target, ToolDef, Workspace
 from .schema import (
@@ -31,7 +32,6 @@ from .schema import (
 )
 from .servers import mcp_script_roots, outside_script
 from .toolfile import read_tool_definition
-from .tools import build_tools
 
 CONFIG_FILE = "trailblaze.yaml"
 FRAMEWORK_IDS = {"trailblaze", "web", "mobile", "android", "compose", "revyl"}

@@ -11,7 +11,7 @@ import pytest
 
 from pytest_trailblaze.core.errors import Problem
 from pytest_trailblaze.tools import builtin_tools
-from pytest_trailblaze.typescript.tools import TsTool
+from pytest_trailblaze.typescript.ts_tools import TsTool
 from pytest_trailblaze.workspace import Workspace, WorkspaceLoader
 
 BUILTINS = frozenset(t.name for t in builtin_tools())

@@ -24,7 +24,7 @@ from pytest_trailblaze.core.tooling.tooldef import tool
 from pytest_trailblaze.mcp.toolsets import McpToolsets
 from pytest_trailblaze.tools import builtin_tools
 from pytest_trailblaze.typescript.hosts import TsHosts
-from pytest_trailblaze.typescript.tools import TsTool, bind
+from pytest_trailblaze.typescript.ts_tools import TsTool, bind
 from pytest_trailblaze.workspace import Workspace, WorkspaceLoader
 
 SECRET = "Sw0rdfish-7c1e"

@@ -9,9 +9,9 @@ from types import SimpleNamespace
 import pytest
 
 from pytest_trailblaze.agent import anthropic_messages, gemini, openai_chat
+from pytest_trailblaze.agent.durable_selectors import literal_pattern, mobile_node_selector
 from pytest_trailblaze.agent.prompt import remembered_values
 from pytest_trailblaze.agent.screen import mobile_refs, mobile_screen_text, web_screen_text
-from pytest_trailblaze.agent.selectors import literal_pattern, mobile_node_selector
 from pytest_trailblaze.agent.spec import LlmSpec, parse_model, require_sdk
 from pytest_trailblaze.agent.wire import (
     Conversation,

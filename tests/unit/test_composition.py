@@ -20,7 +20,7 @@ from pytest_trailblaze.core.tooling.registry import ToolRegistry, recorded_calls
 from pytest_trailblaze.core.tooling.tooldef import Tool, ToolDescriptor, ToolResult, tool
 from pytest_trailblaze.core.trail.model import ArgDecl, ToolCall
 from pytest_trailblaze.workspace import Workspace, WorkspaceLoader
-from pytest_trailblaze.workspace.tools import CompositeTool
+from pytest_trailblaze.workspace.file_tools import CompositeTool
 
 SPAN = SourceSpan("t.tool.yaml", 1, 1)
 

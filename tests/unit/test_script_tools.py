@@ -28,7 +28,7 @@ from pytest_trailblaze.core.tooling.scripts import run_script
 from pytest_trailblaze.core.tooling.tooldef import Tool, tool
 from pytest_trailblaze.tools.script import script as script_tool
 from pytest_trailblaze.workspace import Workspace, WorkspaceLoader
-from pytest_trailblaze.workspace.tools import ScriptTool
+from pytest_trailblaze.workspace.file_tools import ScriptTool
 
 # -- primitives the scripts call ------------------------------------------------------------------
 

@@ -26,9 +26,9 @@ from pytest_trailblaze.workspace import (
     load_file,
     toolbox,
 )
+from pytest_trailblaze.workspace.file_tools import CompositeTool, ScriptTool, UnavailableTool
 from pytest_trailblaze.workspace.framework import FRAMEWORK_TOOLSETS
 from pytest_trailblaze.workspace.schema import PlatformConfig
-from pytest_trailblaze.workspace.tools import CompositeTool, ScriptTool, UnavailableTool
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "trails" / "config"
 BUILTINS = ("web_click", "web_navigate", "tap_builtin", "script")

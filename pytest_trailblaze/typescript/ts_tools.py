@@ -12,7 +12,7 @@ from typing import Any
 
 from ..core.errors import FatalToolError
 from ..core.tooling.tooldef import Tool, ToolDescriptor, ToolResult
-from ..mcp.tools import SchemaTool
+from ..mcp.server_tools import SchemaTool
 from .discovery import TsToolDef
 
 PLATFORMS = {"web", "android", "ios", "desktop"}

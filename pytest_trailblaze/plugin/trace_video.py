@@ -27,8 +27,8 @@ from ..drivers.browser import BrowserOptions
 from .collection import TrailItem
 from .evidence import ITEM_KEY, ItemEvidence, item_evidence
 from .evidence_options import EvidenceSettings, evidence_of
-from .masking import masker_of
 from .options import SETTINGS_KEY, worker_id
+from .output_masking import masker_of
 
 RECORDER_KEY = pytest.StashKey[Any]()
 _VIDEO_SUFFIXES = (".webm", ".mp4")

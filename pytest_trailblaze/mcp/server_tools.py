@@ -17,8 +17,8 @@ from ..core.tooling.arguments import ArgumentIssue, is_finite, schema_issues
 from ..core.tooling.tooldef import Tool, ToolDescriptor, ToolResult
 from ..core.trail.naming import check_tool_name
 from .callbacks import envelope
-from .context import CONTEXT_ARG
 from .results import memory_writes
+from .sdk_context import CONTEXT_ARG
 from .server import McpServer, to_result
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from ..core.errors import ToolFailure
 from ..core.tooling.context import ToolContext
 from ..core.tooling.tooldef import CaseInsensitiveEnum, Tool, tool
+from .durable_selectors import mobile_node_selector
 from .judgement import TOOLS as JUDGEMENT_TOOLS
 from .screen import mobile_refs
-from .selectors import mobile_node_selector
 
 
 class ObjectiveState(CaseInsensitiveEnum):
