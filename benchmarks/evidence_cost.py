@@ -38,7 +38,7 @@ from pytest_trailblaze.core.tooling.registry import ToolRegistry
 from pytest_trailblaze.core.trail.parse import load_trail
 from pytest_trailblaze.drivers import ffmpeg
 from pytest_trailblaze.drivers.playwright import BrowserHost, BrowserOptions
-from pytest_trailblaze.plugin.trace_video import mask_archive
+from pytest_trailblaze.session.run_evidence import mask_archive
 from pytest_trailblaze.tools import builtin_tools
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from ..core.trail.devices import PLATFORMS
+from ..session.registries import ToolCatalog
 from . import (
     agent,
     collection,
@@ -24,10 +25,10 @@ from . import (
     signals,
     trace_video,
 )
+from .collection import CATALOG_KEY
 from .options import SETTINGS_KEY, add_options, resolve_settings
 from .output_masking import warn_short_secrets
 from .run_report import RunReport
-from .session import CATALOG_KEY, ToolCatalog
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:

@@ -34,9 +34,9 @@ from allure_commons.types import AttachmentType
 
 from ..core.masking import Masker
 from ..core.run.runner import ResolvedStep
+from ..session.artifacts import item_artifacts
 from .collection import TrailItem
 from .output_masking import masker_of
-from .session import item_artifacts
 
 _TYPES = {f".{kind.extension}": kind for kind in AttachmentType}
 _TYPES[".jpeg"] = AttachmentType.JPG

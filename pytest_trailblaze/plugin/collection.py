@@ -20,15 +20,16 @@ from ..core.errors import ConfigurationError, Problem, StepFailure, TrailblazeEr
 from ..core.masking import visible
 from ..core.tooling.memory import bind_args
 from ..core.tooling.staticcheck import path_problem
-from ..core.trail.devices import NATIVE_DRIVERS, PLATFORMS, driver_type, platform_of
-from ..core.trail.legacy import BLAZE, DEFINITION, TrailDir, read_trail_dir
+from ..core.trail.devices import NATIVE_DRIVERS, driver_type, platform_of
+from ..core.trail.legacy import BLAZE, DEFINITION
 from ..core.trail.lineage import resolve
 from ..core.trail.model import Trail
-from ..core.trail.parse import classifier_from_filename, load_trail, script_problems
+from ..core.trail.parse import load_trail, script_problems
+from ..session.preflight import static_problems
+from ..session.trail_items import item_pairs, trail_dir, trail_name
 from ..tools import builtin_tools
 from ..workspace import Target, Workspace, WorkspaceLoader, code_roots, find_config_dir, trail_target
-from .checks import static_problems
-from .device_matrix import item_devices, mark_device
+from .device_matrix import mark_device
 from .failures import failing_line, failure_repr, step_assertion
 from .options import SETTINGS_KEY, Settings
 from .output_masking import masker_of
@@ -36,6 +37,7 @@ from .tags import read_before, register_all_tags, register_tag, trail_roots
 
 DECLARED_ARGS_KEY = pytest.StashKey[set[str]]()
 PIN_NOTES_KEY = pytest.StashKey[dict[str, set[str]]]()
+CATALOG_KEY = pytest.StashKey["ToolCatalog"]()
 _APPIUM_HINT = f"(pass --trailblaze-appium-url, see {docs_page('guides/mobile/')})"
 NO_DRIVER = {
     "android": "no android driver configured: android recordings replay through Appium "
@@ -123,46 +125,6 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     if legacy and trail_dir(parent.config, file_path.parent).definition == file_path:
         return TrailFile.from_parent(parent, path=file_path)  # a v1 definition (see core.legacy)
     return None
-
-
-TRAIL_DIRS_KEY = pytest.StashKey[dict[Path, TrailDir]]()
-
-
-def trail_dir(config: pytest.Config, folder: Path) -> TrailDir:
-    """The legacy layout of ``folder`` (see ``core.legacy``), read once per run."""
-    known = config.stash.setdefault(TRAIL_DIRS_KEY, {})
-    if folder not in known:
-        known[folder] = read_trail_dir(folder)
-    return known[folder]
-
-
-def legacy_dir(config: pytest.Config, path: Path) -> TrailDir | None:
-    """The legacy directory ``path`` is one file of, or None when it is a trail of its own."""
-    if path.name not in (DEFINITION, BLAZE) and classifier_from_filename(path.name) is None:
-        return None
-    layout = trail_dir(config, path.parent)
-    return layout if layout.is_legacy and layout.holds(path) else None
-
-
-def item_pairs(
-    config: pytest.Config, path: Path, trail: Trail, settings: Settings
-) -> list[tuple[str, str | None]]:
-    """``(platform, device)`` of the file's items: one per platform (and device profile); in a
-    legacy directory, only those whose device runs this file of it (U§1.1)."""
-    platforms = item_platforms(trail, settings)
-    layout = legacy_dir(config, path)
-    if layout is None:
-        return item_devices(platforms, settings)
-    serves = layout.platforms_for(path, platforms)
-    candidates = item_devices([p for p in PLATFORMS if p in serves], settings)
-    return [(p, d) for p, d in candidates if runs_here(layout, path, p, d, settings)]
-
-
-def runs_here(layout: TrailDir, path: Path, platform: str, device: str | None, settings: Settings) -> bool:
-    """Whether the item of ``platform`` (on ``device``) runs this file of the directory."""
-    profile = settings.appium.profiles.get(device or "")
-    segments = profile.segments if profile is not None else (platform,)
-    return layout.file_for(platform, segments) == path
 
 
 class TrailFile(pytest.File):
@@ -315,32 +277,6 @@ def display_path(path: Path, config: pytest.Config) -> str:
         return str(path.relative_to(config.invocation_params.dir))
     except ValueError:
         return str(path)
-
-
-def trail_name(trail: Trail, path: Path, rootpath: Path) -> str:
-    """``config.id``, else the upstream short name: the path after ``/trails/``, no suffix."""
-    if trail.config.id:
-        return trail.config.id
-    posix = path.as_posix()
-    short = posix.rsplit("/trails/", 1)[1] if "/trails/" in posix else _relative(path, rootpath)
-    if path.name in (DEFINITION, BLAZE) or classifier_from_filename(path.name):
-        return short.rsplit("/", 1)[0] if "/" in short else path.parent.name
-    return short.removesuffix(".trail.yaml")
-
-
-def _relative(path: Path, rootpath: Path) -> str:
-    try:
-        return path.relative_to(rootpath).as_posix()
-    except ValueError:
-        return path.as_posix()
-
-
-def item_platforms(trail: Trail, settings: Settings) -> tuple[str, ...]:
-    """Platforms from the trail's classifiers; a trail naming none runs on the default platform."""
-    platforms = trail.platforms()
-    if platforms:
-        return tuple(p for p in PLATFORMS if p in platforms)
-    return (settings.default_platform,)
 
 
 def mark_item(item: TrailItem, trail: Trail, platform: str, settings: Settings) -> None:

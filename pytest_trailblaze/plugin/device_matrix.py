@@ -13,7 +13,6 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -27,15 +26,6 @@ from .options import SETTINGS_KEY, Settings
 #: The run's lease folder: made by xdist's controller (or the only process), handed to workers.
 LEASES_KEY = pytest.StashKey[Path]()
 _WORKER_INPUT = "trailblaze_leases"
-
-
-def item_devices(platforms: Iterable[str], settings: Settings) -> list[tuple[str, str | None]]:
-    """``(platform, device name)`` per item: one per device of the platform, else one per platform."""
-    pairs: list[tuple[str, str | None]] = []
-    for platform in platforms:
-        names = [name for name, p in settings.appium.profiles.items() if p.platform == platform]
-        pairs += [(platform, name) for name in names] or [(platform, None)]
-    return pairs
 
 
 def mark_device(item: Any, trail: Trail, settings: Settings) -> None:

@@ -22,13 +22,15 @@ from ..core.trail.devices import driver_type
 from ..drivers.appium import AppiumHost
 from ..drivers.playwright import BrowserHost, BrowserOptions, WebDriver
 from ..mcp.toolsets import McpToolsets
+from ..session.memory_seed import seed_memory
+from ..session.registries import SessionRegistries, ToolCatalog
+from ..session.trailrun import TrailRun
 from ..workspace import Workspace
 from . import playwright_compat, trace_video
-from .collection import NO_DRIVER, TrailItem
+from .collection import CATALOG_KEY, NO_DRIVER, TrailItem
 from .device_matrix import LEASES_KEY, appium_driver
 from .options import SETTINGS_KEY, Settings, worker_id
 from .output_masking import masker_of
-from .session import CATALOG_KEY, SessionRegistries, ToolCatalog, TrailRun, seed_memory
 
 
 def _trail_item(request: pytest.FixtureRequest, fixture: str) -> TrailItem:

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from ..core.run.runner import ResolvedStep
     from ..core.tooling.context import ToolContext
     from ..core.tooling.tooldef import ToolResult
-    from .session import ToolCatalog
+    from ..session.registries import ToolCatalog
 
 hookspec = pytest.hookspec
 

@@ -14,56 +14,20 @@ collected.
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Callable, Iterator, Mapping
-from fnmatch import fnmatch
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from ..core.errors import TrailblazeError
-from ..core.system.files import is_regular, read_source
-from ..core.trail.legacy import is_blaze_definition
+from ..core.system.files import read_source
 from ..core.trail.model import Trail
 from ..core.trail.parse import classifier_from_filename, parse_trail
+from ..session.trail_walk import EnvReads, trail_paths
 from .options import SETTINGS_KEY
 
 _TAGS_KEY = pytest.StashKey[set[str]]()
-
-
-class EnvReads(Mapping[str, str]):
-    """``os.environ`` as the ``{{NAME}}`` pass of a trail reads it, remembering each name it asked
-    for with the value it found (None: unset), and the working folder (``{{CWD}}``)."""
-
-    def __init__(self) -> None:
-        self.seen: dict[str, str | None] = {}
-        self.cwd = Path.cwd()
-        #: Whether the whole environment was listed: then no name is known to be unread.
-        self.listed = False
-
-    def __getitem__(self, name: str) -> str:
-        self.seen[name] = os.environ.get(name)
-        return os.environ[name]
-
-    def __contains__(self, name: object) -> bool:
-        if not isinstance(name, str):
-            return False
-        self.seen[name] = os.environ.get(name)
-        return name in os.environ
-
-    def __iter__(self) -> Iterator[str]:
-        self.listed = True
-        return iter(dict(os.environ))
-
-    def __len__(self) -> int:
-        return len(os.environ)
-
-    def unchanged(self) -> bool:
-        """Whether every name read still has the value it had (and the working folder, if read)."""
-        if self.listed or ("CWD" in self.seen and Path.cwd() != self.cwd):
-            return False
-        return all(os.environ.get(name) == value for name, value in self.seen.items())
 
 
 #: Trails read before collection: path -> (size and modification time, trail, environment read).
@@ -134,68 +98,3 @@ def _stamp(path: Path) -> tuple[int, int]:
     return stat.st_size, stat.st_mtime_ns
 
 
-def trail_paths(config: pytest.Config) -> Iterator[Path]:
-    """Trail files under the run's arguments (or ``testpaths``), skipping what pytest skips by
-    default: ``norecursedirs``, virtualenvs, ``--ignore`` and ``--ignore-glob``."""
-    settings = config.stash[SETTINGS_KEY]
-    skip = _skipper(config)
-
-    def wanted(path: Path) -> bool:
-        # A file this process may not read, a pipe, a device or a link that loops is none of ours
-        # here: collection says what it is (``collection.broken_trail_links``).
-        try:
-            return _is_trail(path, settings.patterns) and is_regular(path) and not skip(path)
-        except (OSError, RuntimeError):
-            return False
-
-    for arg in config.args:
-        top = Path(config.invocation_params.dir, arg.split("::", 1)[0])
-        try:
-            is_file = top.is_file()
-        except OSError:
-            continue
-        if is_file:
-            if wanted(top):
-                yield top
-            continue
-        for folder, dirs, files in os.walk(top):  # unreadable folders are passed over
-            here = Path(folder)
-            dirs[:] = sorted(d for d in dirs if not skip(here / d, directory=True))
-            yield from (here / name for name in sorted(files) if wanted(here / name))
-
-
-def _is_trail(path: Path, patterns: tuple[str, ...]) -> bool:
-    name = path.name
-    if name == "trailblaze.yaml":
-        return False
-    return any(fnmatch(name, pattern) for pattern in patterns) or is_blaze_definition(path)
-
-
-def _skipper(config: pytest.Config) -> Callable[..., bool]:
-    base = config.invocation_params.dir
-    ignored = {Path(base, p).resolve() for p in config.getoption("ignore") or ()}
-    globs = [str(Path(base, g)) for g in config.getoption("ignore_glob") or ()]
-    norecurse = config.getini("norecursedirs")
-    in_venvs = config.getoption("collect_in_virtualenv")
-
-    def skip(path: Path, directory: bool = False) -> bool:
-        if _resolved(path) in ignored or any(fnmatch(str(path), g) for g in globs):
-            return True
-        if not directory:
-            return False
-        if any(fnmatch(path.name, pattern) for pattern in norecurse):
-            return True
-        try:
-            return not in_venvs and (path / "pyvenv.cfg").is_file()
-        except OSError:  # a folder this process may not look into (/proc/1/fdinfo, another user's)
-            return True
-
-    return skip
-
-
-def _resolved(path: Path) -> Path:
-    """``path`` with its links followed; a link that loops stays as it is (it is nobody's to skip)."""
-    try:
-        return path.resolve()
-    except (OSError, RuntimeError):
-        return path

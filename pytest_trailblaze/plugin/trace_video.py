@@ -13,20 +13,19 @@ the run writes. Pictures (screenshots, video frames) cannot be masked; see ``pix
 
 from __future__ import annotations
 
-import zipfile
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ..core.masking import MASK, Masker
 from ..core.run.runner import ResolvedStep
 from ..core.tooling.context import ToolContext
 from ..drivers.browser import BrowserOptions
+from ..session.run_evidence import mask_archive
+from ..session.settings import EvidenceSettings
 from .collection import TrailItem
 from .evidence import ITEM_KEY, ItemEvidence, item_evidence
-from .evidence_options import EvidenceSettings, evidence_of
+from .evidence_options import evidence_of
 from .options import SETTINGS_KEY, worker_id
 from .output_masking import masker_of
 
@@ -114,41 +113,3 @@ def _finish(item: TrailItem, evidence: ItemEvidence, driver: Any) -> None:
             mask_archive(path, masker)
 
 
-def mask_archive(path: Path, masker: Masker) -> None:
-    """Rewrite a zip (a Playwright trace) with every secret in its members masked.
-
-    Text members (the action log, DOM snapshots, network bodies) get the usual mask; a binary
-    member that holds a secret's bytes has them overwritten, which may spoil that member but
-    keeps the secret in the process.
-    """
-    secrets = [value.encode() for value in masker.values]
-    temp = path.with_name(f".{path.name}.masking")
-    with zipfile.ZipFile(path) as source, zipfile.ZipFile(temp, "w", zipfile.ZIP_DEFLATED) as target:
-        for info in source.infolist():
-            data = source.read(info)
-            if any(secret in data for secret in secrets):
-                data = _masked(data, masker, secrets)
-            target.writestr(info, data)
-    temp.replace(path)
-
-
-def _masked(data: bytes, masker: Masker, secrets: list[bytes]) -> bytes:
-    try:
-        return masker.text(data.decode("utf-8")).encode("utf-8")
-    except UnicodeDecodeError:
-        for secret in secrets:
-            data = data.replace(secret, MASK.encode())
-        return data
-
-
-def pixel_warning(settings: EvidenceSettings, masker: Masker) -> str | None:
-    """With secrets, pictures are the one channel masking cannot reach: say so once per run."""
-    pictures = settings.video != "off" or settings.tracing != "off" or settings.step_screenshots
-    if not (masker and pictures):
-        return None
-    return (
-        "secrets are masked in traces' text, but screenshots, trace frames and videos are pictures: "
-        "a secret shown on screen (typed into a visible field) can appear in them; type secrets "
-        "into password fields, or keep --trailblaze-screenshot, --trailblaze-tracing and "
-        "--trailblaze-video off for such trails"
-    )

@@ -225,7 +225,7 @@ class _CountingList(list):
 def test_recording_a_long_trail_looks_each_step_up_instead_of_scanning_the_plan() -> None:
     """A 20,000-step trail took 85 s: every step scanned the whole plan and copied the JUnit
     properties. Both are lookups now: the work per step does not grow with the trail."""
-    from pytest_trailblaze.plugin.evidence import ItemEvidence
+    from pytest_trailblaze.session.run_evidence import ItemEvidence
 
     count = 20_000
     text = "trail:\n" + "".join(f"  - step: Step {n}\n    recording:\n      web: []\n" for n in range(count))
@@ -247,7 +247,7 @@ def test_recording_a_long_trail_looks_each_step_up_instead_of_scanning_the_plan(
 
 
 def test_a_property_list_rebuilt_by_someone_else_is_indexed_again() -> None:
-    from pytest_trailblaze.plugin.evidence import ItemEvidence
+    from pytest_trailblaze.session.run_evidence import ItemEvidence
 
     evidence = ItemEvidence(StepRecorder(parse_trail("trail:\n  - step: a\n", "t.trail.yaml")), Path("out"))
     properties = [("trail_id", "t")]

@@ -21,10 +21,10 @@ from ..core.errors import Problem, RegistryError, SourceSpan, first_line
 from ..core.tooling.registry import ToolRegistry
 from ..core.tooling.staticcheck import CallScope, trail_problems
 from ..core.trail.model import Trail
+from ..plugin.options import SETTINGS_KEY
 from ..tools import builtin_tools
 from ..workspace import Target, Workspace
 from ..workspace.exemption import exempted
-from .options import SETTINGS_KEY
 
 _REGISTRIES_KEY = pytest.StashKey[dict[tuple[Any, ...], "ToolRegistry | RegistryError"]]()
 
@@ -72,7 +72,7 @@ def static_registry(
     config: pytest.Config, workspace: Workspace | None, platform: str
 ) -> ToolRegistry | RegistryError:
     """Built-in, workspace and hook-registered tools for ``platform``, built once per combination."""
-    from .session import CATALOG_KEY  # session imports this package's collection module
+    from ..plugin.collection import CATALOG_KEY  # collection imports this module
 
     catalog = config.stash[CATALOG_KEY].tools()
     key = (workspace.config_dir if workspace else None, platform, len(catalog))

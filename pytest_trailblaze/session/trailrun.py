@@ -7,66 +7,25 @@ scope per worker, built on first use from the built-in tools and the tool catalo
 
 from __future__ import annotations
 
-import hashlib
-import os
-import re
 import shutil
-from collections.abc import Mapping
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ..core.errors import AgentStepRequired, RegistryError, TrailblazeError, TrailheadError, first_line
+from ..core.errors import AgentStepRequired, TrailblazeError, TrailheadError, first_line
 from ..core.run.runner import ResolvedStep, StepFailureInfo, TrailRunner, plan_trail
 from ..core.tooling.context import DeviceInfo, ToolContext
 from ..core.tooling.memory import Memory
 from ..core.tooling.registry import ToolRegistry
-from ..core.tooling.tooldef import Tool, ToolResult
 from ..core.trail.lineage import resolve
-from ..mcp.server_tools import naming_findings
-from ..mcp.toolsets import McpToolsets
-from ..tools import builtin_tools
-from ..workspace import Target, Workspace, code_roots, toolbox
-from .agent import AGENT_KEY
-from .collection import warn_at
-from .evidence_options import evidence_of
-from .options import SETTINGS_KEY, Settings
-from .output_masking import masker_of
-
-CATALOG_KEY = pytest.StashKey["ToolCatalog"]()
-
-
-class ToolCatalog:
-    """Tools contributed by plugins and conftest files, shared by every session registry."""
-
-    def __init__(self) -> None:
-        self._tools: list[Tool] = []
-
-    def register(self, tool: Tool) -> None:
-        if not isinstance(tool, Tool):
-            raise TypeError(f"register() takes a tool made with @trailblaze.tool, not {type(tool).__name__}")
-        self._tools.append(tool)
-
-    def tools(self) -> list[Tool]:
-        return list(self._tools)
-
-
-class HookObserver:
-    """Forwards every tool call of a registry to the ``pytest_trailblaze_*_tool`` hooks."""
-
-    def __init__(self, hook: Any) -> None:
-        self.hook = hook
-
-    def before_tool(self, name: str, args: Mapping[str, Any], ctx: Any) -> None:
-        self.hook.pytest_trailblaze_before_tool(name=name, args=args, context=ctx)
-
-    def after_tool(self, name: str, args: Mapping[str, Any], result: ToolResult, ctx: Any) -> None:
-        self.hook.pytest_trailblaze_after_tool(name=name, args=args, result=result, context=ctx)
-
-    def tool_error(self, name: str, args: Mapping[str, Any], error: BaseException, ctx: Any) -> None:
-        self.hook.pytest_trailblaze_tool_error(name=name, args=args, error=error, context=ctx)
+from ..plugin.agent import AGENT_KEY
+from ..plugin.evidence_options import evidence_of
+from ..plugin.output_masking import masker_of
+from ..workspace import Workspace, code_roots, toolbox
+from .artifacts import _display, item_artifacts
+from .settings import Settings
 
 
 class StepHooks:
@@ -86,121 +45,6 @@ class StepHooks:
             self.hook.pytest_trailblaze_after_step(step=step, context=self.ctx, item=self.item)
         else:
             self.hook.pytest_trailblaze_step_error(step=step, context=self.ctx, item=self.item, error=error)
-
-
-class SessionRegistries:
-    """Registries per session scope for this worker: (workspace, target, platform, driver, agent mode).
-
-    A scope's registry holds the built-in tools, the workspace's tools, the catalog's tools and
-    the tools of the target's MCP servers (started when the scope's first trail needs them). A
-    scope that failed to build fails the same way for every later trail, without retrying.
-    """
-
-    def __init__(self, catalog: ToolCatalog, hook: Any, mcp: McpToolsets, *, strict: bool = False) -> None:
-        self.catalog = catalog
-        self.hook = hook
-        self.mcp = mcp
-        #: ``--trailblaze-strict``: naming findings on servers' tools are errors of the scope's trails.
-        self.strict = strict
-        self._registries: dict[tuple[Any, ...], ToolRegistry] = {}
-        self._failures: dict[tuple[Any, ...], TrailblazeError] = {}
-
-    @staticmethod
-    def scope(
-        workspace: Workspace | None, target: Target | None, device: DeviceInfo, agent_mode: str
-    ) -> tuple[Any, ...]:
-        return (
-            workspace.config_dir if workspace else None,
-            target.id if target else "",
-            device.platform,
-            device.driver_key,
-            agent_mode,
-        )
-
-    def get(
-        self, *, workspace: Workspace | None, target: Target | None, device: DeviceInfo, agent_mode: str
-    ) -> ToolRegistry:
-        key = self.scope(workspace, target, device, agent_mode)
-        if key in self._failures:
-            raise type(self._failures[key])(str(self._failures[key]))
-        if key not in self._registries:
-            try:
-                self._registries[key] = self._build(key, workspace, target, device, agent_mode)
-            except TrailblazeError as exc:
-                self._failures[key] = exc
-                raise
-        self.mcp.check_alive(key)
-        return self._registries[key]
-
-    def _build(
-        self,
-        key: tuple[Any, ...],
-        workspace: Workspace | None,
-        target: Target | None,
-        device: DeviceInfo,
-        agent_mode: str,
-    ) -> ToolRegistry:
-        registry = ToolRegistry(platform=device.platform, driver_key=device.driver_key, agent_mode=agent_mode)
-        registry.register_all(builtin_tools())
-        registry.register_all(self._workspace_tools(key, workspace, target, device))
-        registry.register_all(self.catalog.tools())
-        if target is not None and target.mcp_servers:
-            served = self.mcp.tools_for(key, target, device, agent_mode)
-            findings = naming_findings(served, target.span, strict=self.strict)
-            if self.strict and findings:  # as `trailblaze check --strict` reports them: errors
-                raise RegistryError("\n".join(finding.format() for finding in findings))
-            for finding in findings:
-                warn_at(finding, str(target.source))
-            registry.register_all(served)
-        registry.observers.append(HookObserver(self.hook))
-        return registry
-
-    def _workspace_tools(
-        self, key: tuple[Any, ...], workspace: Workspace | None, target: Target | None, device: DeviceInfo
-    ) -> list[Tool]:
-        """The workspace's tools, its TypeScript tools bound to this scope's hosts."""
-        tools = list(workspace.tools) if workspace else []
-        if not workspace or not workspace.ts_tools:
-            return tools
-        from ..typescript.hosts import TsHosts
-        from ..typescript.ts_tools import TsTool, bind
-
-        scripted = [t for t in tools if isinstance(t, TsTool)]
-        return bind(tools, TsHosts.of(self.mcp).binding(key, target, device, scripted))
-
-
-#: Characters of the test id kept in an artifact folder's name (its end: trail name and platform).
-SLUG_CHARS = 120
-
-
-def artifacts_dir(settings: Settings, nodeid: str) -> Path:
-    """A per-test folder: the end of the test id made file-safe, then a short hash of the whole id.
-
-    The hash keeps apart two ids that differ only where the slug was cut or where it folded
-    characters together; it has no salt or counter, so a test finds its folder on every run.
-    """
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", nodeid).strip("-")[-SLUG_CHARS:].lstrip("-.")
-    digest = hashlib.sha256(nodeid.encode()).hexdigest()[:10]
-    return settings.output_dir / (f"{slug}-{digest}" if slug else digest)
-
-
-def item_artifacts(item: pytest.Item, settings: Settings | None = None) -> Path:
-    """The artifacts folder of a trail item: its test id, secrets masked, under the output folder
-    of ``settings`` (the run's unless a ``trailblaze_settings`` override hands others)."""
-    chosen = settings if settings is not None else item.config.stash[SETTINGS_KEY]
-    return artifacts_dir(chosen, masker_of(item.config).name(item.nodeid))
-
-
-def seed_memory(trail: Any, settings: Settings, defaults: Mapping[str, Any]) -> Memory:
-    """``defaults`` < ``config.memory`` < ``--trailblaze-memory`` < ``--trailblaze-secret``, then args."""
-    blank = os.environ.get("TRAILBLAZE_MEMORY_BLANK_UNKNOWN_TOKENS", "").lower() in ("1", "true")
-    memory = Memory(blank_unknown=blank)
-    memory.seed(defaults)
-    memory.seed(trail.config.memory)
-    memory.seed(settings.memory)
-    memory.seed(settings.secrets, secret=True)
-    memory.bind_args(trail.config.args, settings.args_for(trail.config.args))
-    return memory
 
 
 class TrailRun:
@@ -359,8 +203,3 @@ class TrailRun:
         self.item.user_properties[:] = [*kept, *self.properties()]
 
 
-def _display(path: Path) -> str:
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)

@@ -1,0 +1,88 @@
+"""Which items a trail file becomes: one per platform (and device profile) it runs on, named."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+from ..core.trail.devices import PLATFORMS
+from ..core.trail.legacy import BLAZE, DEFINITION, TrailDir, read_trail_dir
+from ..core.trail.model import Trail
+from ..core.trail.parse import classifier_from_filename
+from .settings import Settings
+
+TRAIL_DIRS_KEY = pytest.StashKey[dict[Path, TrailDir]]()
+
+
+def trail_dir(config: pytest.Config, folder: Path) -> TrailDir:
+    """The legacy layout of ``folder`` (see ``core.legacy``), read once per run."""
+    known = config.stash.setdefault(TRAIL_DIRS_KEY, {})
+    if folder not in known:
+        known[folder] = read_trail_dir(folder)
+    return known[folder]
+
+
+def legacy_dir(config: pytest.Config, path: Path) -> TrailDir | None:
+    """The legacy directory ``path`` is one file of, or None when it is a trail of its own."""
+    if path.name not in (DEFINITION, BLAZE) and classifier_from_filename(path.name) is None:
+        return None
+    layout = trail_dir(config, path.parent)
+    return layout if layout.is_legacy and layout.holds(path) else None
+
+
+def item_pairs(
+    config: pytest.Config, path: Path, trail: Trail, settings: Settings
+) -> list[tuple[str, str | None]]:
+    """``(platform, device)`` of the file's items: one per platform (and device profile); in a
+    legacy directory, only those whose device runs this file of it (U§1.1)."""
+    platforms = item_platforms(trail, settings)
+    layout = legacy_dir(config, path)
+    if layout is None:
+        return item_devices(platforms, settings)
+    serves = layout.platforms_for(path, platforms)
+    candidates = item_devices([p for p in PLATFORMS if p in serves], settings)
+    return [(p, d) for p, d in candidates if runs_here(layout, path, p, d, settings)]
+
+
+def runs_here(layout: TrailDir, path: Path, platform: str, device: str | None, settings: Settings) -> bool:
+    """Whether the item of ``platform`` (on ``device``) runs this file of the directory."""
+    profile = settings.appium.profiles.get(device or "")
+    segments = profile.segments if profile is not None else (platform,)
+    return layout.file_for(platform, segments) == path
+
+
+def trail_name(trail: Trail, path: Path, rootpath: Path) -> str:
+    """``config.id``, else the upstream short name: the path after ``/trails/``, no suffix."""
+    if trail.config.id:
+        return trail.config.id
+    posix = path.as_posix()
+    short = posix.rsplit("/trails/", 1)[1] if "/trails/" in posix else _relative(path, rootpath)
+    if path.name in (DEFINITION, BLAZE) or classifier_from_filename(path.name):
+        return short.rsplit("/", 1)[0] if "/" in short else path.parent.name
+    return short.removesuffix(".trail.yaml")
+
+
+def _relative(path: Path, rootpath: Path) -> str:
+    try:
+        return path.relative_to(rootpath).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def item_platforms(trail: Trail, settings: Settings) -> tuple[str, ...]:
+    """Platforms from the trail's classifiers; a trail naming none runs on the default platform."""
+    platforms = trail.platforms()
+    if platforms:
+        return tuple(p for p in PLATFORMS if p in platforms)
+    return (settings.default_platform,)
+
+
+def item_devices(platforms: Iterable[str], settings: Settings) -> list[tuple[str, str | None]]:
+    """``(platform, device name)`` per item: one per device of the platform, else one per platform."""
+    pairs: list[tuple[str, str | None]] = []
+    for platform in platforms:
+        names = [name for name, p in settings.appium.profiles.items() if p.platform == platform]
+        pairs += [(platform, name) for name in names] or [(platform, None)]
+    return pairs
