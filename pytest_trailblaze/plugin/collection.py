@@ -20,13 +20,12 @@ from ..core.errors import ConfigurationError, Problem, StepFailure, TrailblazeEr
 from ..core.masking import visible
 from ..core.tooling.memory import bind_args
 from ..core.tooling.staticcheck import path_problem
-from ..core.trail.devices import NATIVE_DRIVERS, driver_type, platform_of
+from ..core.trail.devices import NATIVE_DRIVERS
 from ..core.trail.legacy import BLAZE, DEFINITION
-from ..core.trail.lineage import resolve
 from ..core.trail.model import Trail
 from ..core.trail.parse import load_trail, script_problems
 from ..session.preflight import static_problems
-from ..session.trail_items import item_pairs, trail_dir, trail_name
+from ..session.trail_items import driver_pin, item_pairs, skip_reason, trail_dir, trail_name
 from ..tools import builtin_tools
 from ..workspace import Target, Workspace, WorkspaceLoader, code_roots, find_config_dir, trail_target
 from .device_matrix import mark_device
@@ -302,43 +301,9 @@ def mark_item(item: TrailItem, trail: Trail, platform: str, settings: Settings) 
         item.add_marker(pytest.mark.skip(reason=reason))
 
 
-def driver_pin(trail: Trail, platform: str, settings: Settings) -> str | None:
-    """The driver enum name pinned for this platform (``--trailblaze-driver`` wins)."""
-    if settings.driver_override:
-        kind = driver_type(settings.driver_override)
-        if kind is not None and kind.platform == platform:
-            return kind.name
-    hit = resolve(trail.config.devices, (platform,))
-    if hit:
-        return hit[1]
-    narrower = [pin for key, pin in trail.config.devices.items() if platform_of(key) == platform]
-    if narrower:
-        return narrower[0]  # e.g. `ios-iphone: IOS_HOST`; the live device decides at run time
-    if trail.config.driver:
-        kind = driver_type(trail.config.driver)
-        return kind.name if kind is not None and kind.platform == platform else None
-    return None
-
-
 def note_pin(config: pytest.Config, pin: str, platform: str, nodeid: str) -> None:
     native = NATIVE_DRIVERS.get(platform)
     if pin != native:
         config.stash.setdefault(PIN_NOTES_KEY, {}).setdefault(pin, set()).add(nodeid)
 
 
-def skip_reason(trail: Trail, platform: str) -> str | None:
-    """``config.skip`` for the platform (closest-wins).
-
-    A platform without a driver is not skipped here: a ``pytest_trailblaze_make_driver`` hook may
-    still provide one, and only the ``trailblaze_driver`` fixture asks it.
-    """
-    skips = trail.config.skip
-    if skips:
-        if not trail.classifiers():
-            reasons = [r.strip() for r in skips.values() if r.strip()]
-            if reasons:
-                return f"config.skip: {reasons[0]}"
-        hit = resolve(skips, (platform,))
-        if hit and hit[1].strip():
-            return f"config.skip for {hit[0]}: {hit[1].strip()}"
-    return None

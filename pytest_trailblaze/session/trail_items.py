@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ..core.trail.devices import PLATFORMS
+from ..core.trail.devices import PLATFORMS, driver_type, platform_of
 from ..core.trail.legacy import BLAZE, DEFINITION, TrailDir, read_trail_dir
+from ..core.trail.lineage import resolve
 from ..core.trail.model import Trail
 from ..core.trail.parse import classifier_from_filename
 from .settings import Settings
@@ -86,3 +87,39 @@ def item_devices(platforms: Iterable[str], settings: Settings) -> list[tuple[str
         names = [name for name, p in settings.appium.profiles.items() if p.platform == platform]
         pairs += [(platform, name) for name in names] or [(platform, None)]
     return pairs
+
+
+def driver_pin(trail: Trail, platform: str, settings: Settings) -> str | None:
+    """The driver enum name pinned for this platform (``--trailblaze-driver`` wins)."""
+    if settings.driver_override:
+        kind = driver_type(settings.driver_override)
+        if kind is not None and kind.platform == platform:
+            return kind.name
+    hit = resolve(trail.config.devices, (platform,))
+    if hit:
+        return hit[1]
+    narrower = [pin for key, pin in trail.config.devices.items() if platform_of(key) == platform]
+    if narrower:
+        return narrower[0]  # e.g. `ios-iphone: IOS_HOST`; the live device decides at run time
+    if trail.config.driver:
+        kind = driver_type(trail.config.driver)
+        return kind.name if kind is not None and kind.platform == platform else None
+    return None
+
+
+def skip_reason(trail: Trail, platform: str) -> str | None:
+    """``config.skip`` for the platform (closest-wins).
+
+    A platform without a driver is not skipped here: a ``pytest_trailblaze_make_driver`` hook may
+    still provide one, and only the ``trailblaze_driver`` fixture asks it.
+    """
+    skips = trail.config.skip
+    if skips:
+        if not trail.classifiers():
+            reasons = [r.strip() for r in skips.values() if r.strip()]
+            if reasons:
+                return f"config.skip: {reasons[0]}"
+        hit = resolve(skips, (platform,))
+        if hit and hit[1].strip():
+            return f"config.skip for {hit[0]}: {hit[1].strip()}"
+    return None
