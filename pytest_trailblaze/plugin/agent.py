@@ -24,7 +24,7 @@ from ..agent.models import facts_for
 from ..agent.prompt import previous_step
 from ..agent.spec import DEFAULT_MAX_CALLS, DEFAULT_TIMEOUT_S, base_url_for
 from ..core.errors import AgentFailure, ConfigurationError
-from ..session.agent_writeback import _save
+from ..session.agent_writeback import save_agent_recordings
 from ..session.settings import AgentSettings
 from .agent_reports import JUDGE_KEY, REPORTS_PLUGIN, RUNS_KEY, AgentReports
 
@@ -327,8 +327,12 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, Any]:
     """After a trail passed, write what the agent did into the trail file (when asked to)."""
     result = yield
     run = getattr(item, "funcargs", {}).get("trailblaze_run")
-    if run is not None and item.config.stash[AGENT_KEY].save_recordings and item.stash.get(RUNS_KEY, None):
-        _save(item, run)
+    settings = item.config.stash[AGENT_KEY]
+    if run is not None and settings.save_recordings and item.stash.get(RUNS_KEY, None):
+        written = save_agent_recordings(
+            item.trail, item.path, item.stash[RUNS_KEY], run.context, run.device, heal=settings.self_heal
+        )
+        item.user_properties.extend(written)
     return result
 
 

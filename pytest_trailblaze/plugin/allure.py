@@ -34,8 +34,8 @@ from allure_commons.types import AttachmentType
 
 from ..core.masking import Masker
 from ..core.run.runner import ResolvedStep
-from ..session.artifacts import item_artifacts
 from .collection import TrailItem
+from .evidence import item_artifacts
 from .output_masking import masker_of
 
 _TYPES = {f".{kind.extension}": kind for kind in AttachmentType}

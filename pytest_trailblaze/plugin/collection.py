@@ -24,12 +24,21 @@ from ..core.trail.devices import NATIVE_DRIVERS
 from ..core.trail.legacy import BLAZE, DEFINITION
 from ..core.trail.model import Trail
 from ..core.trail.parse import load_trail, script_problems
-from ..session.preflight import static_problems
-from ..session.trail_items import driver_pin, item_pairs, skip_reason, trail_dir, trail_name
+from ..session.preflight import Preflight, drivable
+from ..session.trail_items import (
+    ItemFacts,
+    Layouts,
+    driver_pin,
+    item_pairs,
+    skip_reason,
+    trail_dir,
+    trail_name,
+)
 from ..tools import builtin_tools
 from ..workspace import Target, Workspace, WorkspaceLoader, code_roots, find_config_dir, trail_target
 from .device_matrix import mark_device
 from .failures import failing_line, failure_repr, step_assertion
+from .item_runs import skips_as_pytest
 from .options import SETTINGS_KEY, Settings
 from .output_masking import masker_of
 from .tags import read_before, register_all_tags, register_tag, trail_roots
@@ -37,6 +46,8 @@ from .tags import read_before, register_all_tags, register_tag, trail_roots
 DECLARED_ARGS_KEY = pytest.StashKey[set[str]]()
 PIN_NOTES_KEY = pytest.StashKey[dict[str, set[str]]]()
 CATALOG_KEY = pytest.StashKey["ToolCatalog"]()
+LAYOUTS_KEY = pytest.StashKey[Layouts]()
+PREFLIGHT_KEY = pytest.StashKey[Preflight]()
 _APPIUM_HINT = f"(pass --trailblaze-appium-url, see {docs_page('guides/mobile/')})"
 NO_DRIVER = {
     "android": "no android driver configured: android recordings replay through Appium "
@@ -53,7 +64,8 @@ def run_trail_item(trailblaze_run: Any) -> None:
     A failed step fails the test as a plain ``AssertionError`` (see ``failures``).
     """
     try:
-        trailblaze_run.run_steps()
+        with skips_as_pytest():
+            trailblaze_run.run_steps()
     except StepFailure as exc:
         raise step_assertion(exc, trailblaze_run.runner.failed, trailblaze_run.masker) from exc
 
@@ -121,9 +133,28 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     if any(fnmatch(name, pattern) for pattern in settings.patterns):
         return TrailFile.from_parent(parent, path=file_path)
     legacy = name == BLAZE and is_trail_name(DEFINITION, settings)
-    if legacy and trail_dir(parent.config, file_path.parent).definition == file_path:
+    if legacy and trail_dir(layouts(parent.config), file_path.parent).definition == file_path:
         return TrailFile.from_parent(parent, path=file_path)  # a v1 definition (see core.legacy)
     return None
+
+
+def preflight(config: pytest.Config) -> Preflight:
+    """The run's static checks of trails (``session.preflight``), made on first use."""
+    found = config.stash.get(PREFLIGHT_KEY, None)
+    if found is None:
+        appium = config.stash[SETTINGS_KEY].appium.configured
+
+        def can_drive(platform: str) -> bool:
+            hooked = platform != "web" and bool(config.hook.pytest_trailblaze_make_driver.get_hookimpls())
+            return drivable(platform, driver_hook=hooked, appium=appium)
+
+        found = config.stash[PREFLIGHT_KEY] = Preflight(config.stash[CATALOG_KEY], can_drive)
+    return found
+
+
+def layouts(config: pytest.Config) -> Layouts:
+    """The legacy folder layouts this run has read (each folder once)."""
+    return config.stash.setdefault(LAYOUTS_KEY, {})
 
 
 class TrailFile(pytest.File):
@@ -139,10 +170,10 @@ class TrailFile(pytest.File):
         )
         workspace = workspace_for(self.config, self.path)
         target, unknown_target = trail_target(trail, workspace)
-        pairs = item_pairs(self.config, self.path, trail, settings)
+        pairs = item_pairs(layouts(self.config), self.path, trail, settings)
         platforms = tuple(dict.fromkeys(platform for platform, _ in pairs))
         problems = [unknown_target] if unknown_target else []
-        problems += static_problems(self.config, trail, workspace, target, platforms)
+        problems += preflight(self.config).problems(trail, workspace, target, platforms)
         config_dir = workspace.config_dir if workspace else None
         code = code_roots(self.config.rootpath, config_dir, settings.allow_outside_code)
         problems += script_problems(trail, self.path.parent, code)
@@ -201,6 +232,11 @@ class TrailItem(pytest.Function):
         self.trail_id = self.name.rsplit("[", 1)[0]  # config.id, or the path, with secrets masked
         self.workspace: Workspace | None = None
         self.target: Target | None = None
+
+    def facts(self) -> ItemFacts:
+        """The item as the session sees it."""
+        facts = (self.nodeid, self.name, self.trail_id, self.trail, self.path, self.platform)
+        return ItemFacts(*facts, workspace=self.workspace, target=self.target)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         """The trail's file and line: the failing step's line once a step has failed."""

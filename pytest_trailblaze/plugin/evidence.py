@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,16 +25,25 @@ from ..core.run.runner import ResolvedStep
 from ..core.tooling.context import ToolContext
 from ..evidence.progress import short, step_table
 from ..evidence.records import StepRecord, StepRecorder
-from ..session.artifacts import item_artifacts
-from ..session.run_evidence import ItemEvidence, _finish_record
+from ..session.artifacts import artifacts_dir
+from ..session.run_evidence import ItemEvidence, build_record
+from ..session.settings import Settings
 from .collection import TrailItem
 from .evidence_options import evidence_of
 from .live_progress import LiveProgress
+from .options import SETTINGS_KEY, worker_id
 from .output_masking import masker_of
 
 PROGRESS_KEY = pytest.StashKey[LiveProgress]()
 ITEM_KEY = pytest.StashKey["ItemEvidence"]()
 SECTION = "trailblaze steps"
+
+
+def item_artifacts(item: pytest.Item, settings: Settings | None = None) -> Path:
+    """The artifacts folder of a trail item: its test id, secrets masked, under the output folder
+    of ``settings`` (the run's unless a ``trailblaze_settings`` override hands others)."""
+    chosen = settings if settings is not None else item.config.stash[SETTINGS_KEY]
+    return artifacts_dir(chosen, masker_of(item.config).name(item.nodeid))
 
 
 def item_evidence(item: TrailItem) -> ItemEvidence:
@@ -122,7 +132,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if shows_steps:
         _html_extras(item, evidence, report)
     if call.when == "teardown":
-        report.trailblaze_record = _finish_record(item, evidence)
+        worker, masker = worker_id(item.config), masker_of(item.config)
+        facts, properties = item.facts(), item.user_properties
+        report.trailblaze_record = build_record(evidence, facts, properties, worker=worker, masker=masker)
     return report
 
 

@@ -27,8 +27,10 @@ from ..session.registries import SessionRegistries, ToolCatalog
 from ..session.trailrun import TrailRun
 from ..workspace import Workspace
 from . import playwright_compat, trace_video
-from .collection import CATALOG_KEY, NO_DRIVER, TrailItem
+from .collection import CATALOG_KEY, NO_DRIVER, TrailItem, warn_at
 from .device_matrix import LEASES_KEY, appium_driver
+from .evidence import item_artifacts
+from .item_runs import ItemHooks, run_setup, skips_as_pytest
 from .options import SETTINGS_KEY, Settings, worker_id
 from .output_masking import masker_of
 
@@ -152,6 +154,7 @@ def trailblaze_sessions(
         pytestconfig.hook,
         trailblaze_mcp_toolsets,
         strict=trailblaze_settings.strict,
+        warn=warn_at,
     )
 
 
@@ -280,14 +283,19 @@ def trailblaze_run(
 ) -> TrailRun:
     """The trail run of this item, with its trailhead done (a trailhead failure is an ERROR)."""
     item = _trail_item(request, "trailblaze_run")
-    run = TrailRun(
-        item,
-        trailblaze_driver,
-        trailblaze_device_info,
-        trailblaze_registry,
-        trailblaze_memory,
-        trailblaze_settings,
-    )
+    setup = run_setup(request.config, trailblaze_settings)
+    artifacts = item_artifacts(item, trailblaze_settings)
+    with skips_as_pytest():
+        run = TrailRun(
+            item.facts(),
+            trailblaze_driver,
+            trailblaze_device_info,
+            trailblaze_registry,
+            trailblaze_memory,
+            setup,
+            hooks=ItemHooks(item),
+            artifacts=artifacts,
+        )
     scope = SessionRegistries.scope(
         item.workspace, item.target, trailblaze_device_info, trailblaze_settings.agent_mode
     )

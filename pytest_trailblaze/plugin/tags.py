@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
@@ -57,8 +58,10 @@ def register_all_tags(config: pytest.Config, shown: Callable[[Path], str]) -> No
     """Read every trail under the run's paths and register its tags (``shown`` names a path in
     messages, exactly as collection names it)."""
     read = config.stash.setdefault(_READ_KEY, {})
-    limit, roots = config.stash[SETTINGS_KEY].max_file_bytes, trail_roots(config)
-    for path in trail_paths(config):
+    settings = config.stash[SETTINGS_KEY]
+    limit, roots = settings.max_file_bytes, trail_roots(config)
+    found = trail_paths(config.args, config.invocation_params.dir, settings.patterns, _skipper(config))
+    for path in found:
         env = EnvReads()
         try:
             text = read_source(path, limit=limit, root=roots)
@@ -98,3 +101,31 @@ def _stamp(path: Path) -> tuple[int, int]:
     return stat.st_size, stat.st_mtime_ns
 
 
+def _skipper(config: pytest.Config) -> Callable[..., bool]:
+    base = config.invocation_params.dir
+    ignored = {Path(base, p).resolve() for p in config.getoption("ignore") or ()}
+    globs = [str(Path(base, g)) for g in config.getoption("ignore_glob") or ()]
+    norecurse = config.getini("norecursedirs")
+    in_venvs = config.getoption("collect_in_virtualenv")
+
+    def skip(path: Path, directory: bool = False) -> bool:
+        if _resolved(path) in ignored or any(fnmatch(str(path), g) for g in globs):
+            return True
+        if not directory:
+            return False
+        if any(fnmatch(path.name, pattern) for pattern in norecurse):
+            return True
+        try:
+            return not in_venvs and (path / "pyvenv.cfg").is_file()
+        except OSError:  # a folder this process may not look into (/proc/1/fdinfo, another user's)
+            return True
+
+    return skip
+
+
+def _resolved(path: Path) -> Path:
+    """``path`` with its links followed; a link that loops stays as it is (it is nobody's to skip)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path

@@ -6,10 +6,6 @@ import hashlib
 import re
 from pathlib import Path
 
-import pytest
-
-from ..plugin.options import SETTINGS_KEY
-from ..plugin.output_masking import masker_of
 from .settings import Settings
 
 #: Characters of the test id kept in an artifact folder's name (its end: trail name and platform).
@@ -27,14 +23,8 @@ def artifacts_dir(settings: Settings, nodeid: str) -> Path:
     return settings.output_dir / (f"{slug}-{digest}" if slug else digest)
 
 
-def item_artifacts(item: pytest.Item, settings: Settings | None = None) -> Path:
-    """The artifacts folder of a trail item: its test id, secrets masked, under the output folder
-    of ``settings`` (the run's unless a ``trailblaze_settings`` override hands others)."""
-    chosen = settings if settings is not None else item.config.stash[SETTINGS_KEY]
-    return artifacts_dir(chosen, masker_of(item.config).name(item.nodeid))
-
-
-def _display(path: Path) -> str:
+def display_path(path: Path) -> str:
+    """A path as reports show it: relative to the working folder when it lies inside it."""
     try:
         return str(path.relative_to(Path.cwd()))
     except ValueError:

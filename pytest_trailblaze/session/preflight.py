@@ -13,45 +13,61 @@ references are judged everywhere.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
-
-import pytest
 
 from ..core.errors import Problem, RegistryError, SourceSpan, first_line
 from ..core.tooling.registry import ToolRegistry
 from ..core.tooling.staticcheck import CallScope, trail_problems
 from ..core.trail.model import Trail
-from ..plugin.options import SETTINGS_KEY
-from ..tools import builtin_tools
 from ..workspace import Target, Workspace
 from ..workspace.exemption import exempted
+from .registries import ToolCatalog, assemble
 
-_REGISTRIES_KEY = pytest.StashKey[dict[tuple[Any, ...], "ToolRegistry | RegistryError"]]()
 
+class Preflight:
+    """The static checks of a run's trails, with a registry per (workspace, platform) built once.
 
-def static_problems(
-    config: pytest.Config,
-    trail: Trail,
-    workspace: Workspace | None,
-    target: Target | None,
-    platforms: tuple[str, ...],
-) -> list[Problem]:
-    """Every problem of the trail's calls known before a device starts, for its item platforms."""
-    problems: list[Problem] = []
-    scopes = {}
-    declared = frozenset(trail.config.args)
-    for platform in platforms:
-        registry = static_registry(config, workspace, platform)
-        if isinstance(registry, RegistryError):
-            span = trail.span or SourceSpan(trail.path, 1, 1)
-            why = "tool names are global within a session, so no session of this trail can start"
-            problems.append(Problem(span, first_line(registry), why=why, fix="rename one of them"))
-            continue
-        judged = names_are_known(trail, target) and drivable(config, platform)
-        scopes[platform] = CallScope(registry, declared, unknown="error" if judged else "ignore")
-        if workspace is not None and drivable(config, platform):  # a listed tool no file provides
-            problems += [p for p in workspace.listing_problems(target, platform) if p not in problems]
-    return problems + exempted(trail_problems(trail, scopes), target)
+    ``catalog``: the tools hook-registered so far (it grows as ``conftest.py`` files load);
+    ``drivable``: whether the run has a driver for a platform, asked each time for the same reason.
+    """
+
+    def __init__(self, catalog: ToolCatalog, drivable: Callable[[str], bool]) -> None:
+        self.catalog = catalog
+        self.drivable = drivable
+        self._registries: dict[tuple[Any, ...], ToolRegistry | RegistryError] = {}
+
+    def problems(
+        self, trail: Trail, workspace: Workspace | None, target: Target | None, platforms: tuple[str, ...]
+    ) -> list[Problem]:
+        """Every problem of the trail's calls known before a device starts, for its item platforms."""
+        problems: list[Problem] = []
+        scopes = {}
+        declared = frozenset(trail.config.args)
+        for platform in platforms:
+            registry = self.registry(workspace, platform)
+            if isinstance(registry, RegistryError):
+                span = trail.span or SourceSpan(trail.path, 1, 1)
+                why = "tool names are global within a session, so no session of this trail can start"
+                problems.append(Problem(span, first_line(registry), why=why, fix="rename one of them"))
+                continue
+            judged = names_are_known(trail, target) and self.drivable(platform)
+            scopes[platform] = CallScope(registry, declared, unknown="error" if judged else "ignore")
+            if workspace is not None and self.drivable(platform):  # a listed tool no file provides
+                problems += [p for p in workspace.listing_problems(target, platform) if p not in problems]
+        return problems + exempted(trail_problems(trail, scopes), target)
+
+    def registry(self, workspace: Workspace | None, platform: str) -> ToolRegistry | RegistryError:
+        """Built-in, workspace and hook-registered tools for ``platform``, built once per combination."""
+        catalog = self.catalog.tools()
+        key = (workspace.config_dir if workspace else None, platform, len(catalog))
+        if key not in self._registries:
+            tools = workspace.tools if workspace else ()
+            try:
+                self._registries[key] = assemble(platform, tools, catalog=catalog)
+            except RegistryError as exc:
+                self._registries[key] = exc
+        return self._registries[key]
 
 
 def names_are_known(trail: Trail, target: Target | None) -> bool:
@@ -61,30 +77,10 @@ def names_are_known(trail: Trail, target: Target | None) -> bool:
     return trail.config.target is None
 
 
-def drivable(config: pytest.Config, platform: str) -> bool:
-    """Whether this run has a driver for ``platform`` (else its items are skipped at run time)."""
-    if platform == "web" or config.hook.pytest_trailblaze_make_driver.get_hookimpls():
+def drivable(platform: str, *, driver_hook: bool, appium: bool) -> bool:
+    """Whether a run has a driver for ``platform`` (else its items are skipped at run time): web
+    always, any platform when a ``pytest_trailblaze_make_driver`` hook may serve it, android and
+    ios when an Appium server is configured."""
+    if platform == "web" or driver_hook:
         return True
-    return platform in ("android", "ios") and config.stash[SETTINGS_KEY].appium.configured
-
-
-def static_registry(
-    config: pytest.Config, workspace: Workspace | None, platform: str
-) -> ToolRegistry | RegistryError:
-    """Built-in, workspace and hook-registered tools for ``platform``, built once per combination."""
-    from ..plugin.collection import CATALOG_KEY  # collection imports this module
-
-    catalog = config.stash[CATALOG_KEY].tools()
-    key = (workspace.config_dir if workspace else None, platform, len(catalog))
-    registries = config.stash.setdefault(_REGISTRIES_KEY, {})
-    if key not in registries:
-        registry = ToolRegistry(platform=platform)
-        try:
-            registry.register_all(builtin_tools())
-            registry.register_all(workspace.tools if workspace else ())
-            registry.register_all(catalog)
-        except RegistryError as exc:
-            registries[key] = exc
-        else:
-            registries[key] = registry
-    return registries[key]
+    return platform in ("android", "ios") and appium

@@ -6,6 +6,7 @@ scope per worker, built on first use.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
@@ -50,20 +51,58 @@ class HookObserver:
         self.hook.pytest_trailblaze_tool_error(name=name, args=args, error=error, context=ctx)
 
 
+def assemble(
+    platform: str,
+    workspace_tools: Iterable[Tool] = (),
+    *,
+    catalog: Iterable[Tool] = (),
+    builtins: Iterable[Tool] | None = None,
+    driver_key: str = "",
+    agent_mode: str = "host",
+) -> ToolRegistry:
+    """A session's registry before its MCP servers' tools: the built-in tools (``builtins``, else
+    all of them), the workspace's, then those hook-registered (``catalog``). A name two of them
+    give is a ``RegistryError`` naming both sources; a tool the platform, driver or agent mode
+    cannot run is left out."""
+    registry = ToolRegistry(platform=platform, driver_key=driver_key, agent_mode=agent_mode)
+    registry.register_all(builtin_tools() if builtins is None else builtins)
+    registry.register_all(workspace_tools)
+    registry.register_all(catalog)
+    return registry
+
+
+def advise(problem: Problem, fallback_path: str) -> None:
+    """Show advice as a warning located at the file and line it is about."""
+    span = problem.span
+    path, line = (span.path, span.line) if span else (fallback_path, 0)
+    warnings.warn_explicit(UserWarning(problem.format()), UserWarning, path, line)
+
+
 class SessionRegistries:
     """Registries per session scope for this worker: (workspace, target, platform, driver, agent mode).
 
     A scope's registry holds the built-in tools, the workspace's tools, the catalog's tools and
     the tools of the target's MCP servers (started when the scope's first trail needs them). A
     scope that failed to build fails the same way for every later trail, without retrying.
+    ``hook`` gets every tool call (``pytest_trailblaze_*_tool``); ``warn`` shows naming advice
+    on servers' tools (``advise``: a Python warning, unless the host shows advice its own way).
     """
 
-    def __init__(self, catalog: ToolCatalog, hook: Any, mcp: McpToolsets, *, strict: bool = False) -> None:
+    def __init__(
+        self,
+        catalog: ToolCatalog,
+        hook: Any,
+        mcp: McpToolsets,
+        *,
+        strict: bool = False,
+        warn: Callable[[Problem, str], None] = advise,
+    ) -> None:
         self.catalog = catalog
         self.hook = hook
         self.mcp = mcp
         #: ``--trailblaze-strict``: naming findings on servers' tools are errors of the scope's trails.
         self.strict = strict
+        self.warn = warn
         self._registries: dict[tuple[Any, ...], ToolRegistry] = {}
         self._failures: dict[tuple[Any, ...], TrailblazeError] = {}
 
@@ -102,19 +141,16 @@ class SessionRegistries:
         device: DeviceInfo,
         agent_mode: str,
     ) -> ToolRegistry:
-        registry = ToolRegistry(platform=device.platform, driver_key=device.driver_key, agent_mode=agent_mode)
-        registry.register_all(builtin_tools())
-        registry.register_all(self._workspace_tools(key, workspace, target, device))
-        registry.register_all(self.catalog.tools())
+        tools = self._workspace_tools(key, workspace, target, device)
+        catalog, platform, driver_key = self.catalog.tools(), device.platform, device.driver_key
+        registry = assemble(platform, tools, catalog=catalog, driver_key=driver_key, agent_mode=agent_mode)
         if target is not None and target.mcp_servers:
             served = self.mcp.tools_for(key, target, device, agent_mode)
             findings = naming_findings(served, target.span, strict=self.strict)
             if self.strict and findings:  # as `trailblaze check --strict` reports them: errors
                 raise RegistryError("\n".join(finding.format() for finding in findings))
-            from ..plugin.collection import warn_at  # moved code: the plugin imports this module
-
             for finding in findings:
-                warn_at(finding, str(target.source))
+                self.warn(finding, str(target.source))
             registry.register_all(served)
         registry.observers.append(HookObserver(self.hook))
         return registry
@@ -151,9 +187,8 @@ def discovery_registry(
 
     Raises ``ToolServerError`` when a server cannot start and ``RegistryError`` on a name collision.
     """
-    registry = ToolRegistry(platform=device.platform, driver_key=device.driver_key)
-    registry.register_all(builtins)
-    registry.register_all(ws.tools if ws else ())
+    tools = ws.tools if ws else ()
+    registry = assemble(device.platform, tools, builtins=builtins, driver_key=device.driver_key)
     if mcp is None or target is None or not target.mcp_servers:
         return registry, []
     served = mcp().tools_for(scope, target, device, "host")

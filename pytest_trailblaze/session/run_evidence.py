@@ -12,10 +12,9 @@ from typing import Any
 from ..core.masking import MASK, Masker
 from ..evidence.records import StepRecorder
 from ..evidence.summary import RECORD_FORMAT, RECORD_NAME, RECORD_SHAPE, list_artifacts, write_json
-from ..plugin.collection import TrailItem
-from ..plugin.options import worker_id
-from ..plugin.output_masking import masker_of
+from .artifacts import display_path
 from .settings import EvidenceSettings
+from .trail_items import ItemFacts
 
 
 @dataclass
@@ -61,8 +60,11 @@ def outcome(phases: dict[str, str]) -> str:
     return phases.get("call", "passed")
 
 
-def _finish_record(item: TrailItem, evidence: ItemEvidence) -> dict[str, Any]:
-    """The trail's record, written to its artifacts folder (unless it skipped) and returned."""
+def build_record(
+    evidence: ItemEvidence, item: ItemFacts, properties: list[tuple[str, Any]], *, worker: str, masker: Masker
+) -> dict[str, Any]:
+    """The trail's record, written to its artifacts folder (unless it skipped) and returned masked;
+    ``properties``: the item's report properties (JUnit's), ``worker``: the process that ran it."""
     recorder, folder = evidence.recorder, evidence.folder
     failing = recorder.failed
     if failing is not None and failing.screenshot is None and (folder / "failure.png").is_file():
@@ -70,7 +72,7 @@ def _finish_record(item: TrailItem, evidence: ItemEvidence) -> dict[str, Any]:
     kept = outcome(evidence.phases) not in ("skipped", "xfailed")  # skipped trails: in the summary only
     if kept:
         folder.mkdir(parents=True, exist_ok=True)
-    props = dict(item.user_properties)
+    props = dict(properties)
     record = {
         "format": RECORD_FORMAT,
         "nodeid": item.nodeid,
@@ -81,20 +83,19 @@ def _finish_record(item: TrailItem, evidence: ItemEvidence) -> dict[str, Any]:
         "platform": item.platform,
         "classifier": props.get("classifier"),
         "driver": props.get("driver"),
-        "worker": worker_id(item.config),
+        "worker": worker,
         "outcome": outcome(evidence.phases),
         "started_at": _iso(evidence.started_at) if evidence.started_at else None,
         "duration_s": round(evidence.duration_s, 3),
         "steps": [s.as_dict() for s in recorder.steps],
         "failure": evidence.failure,
-        "artifacts_dir": _display(folder) if kept else None,
-        "record_path": _display(folder / RECORD_NAME) if kept else None,
+        "artifacts_dir": display_path(folder) if kept else None,
+        "record_path": display_path(folder / RECORD_NAME) if kept else None,
         "artifacts": list_artifacts(folder) + ([{"kind": "record", "path": RECORD_NAME}] if kept else []),
         "notes": list(evidence.notes),
-        "properties": {k: str(v) for k, v in item.user_properties},
+        "properties": {k: str(v) for k, v in properties},
     }
     record = json.loads(json.dumps(record, default=str))  # plain values only: xdist ships it as is
-    masker = masker_of(item.config)
     if kept:
         write_json(folder / RECORD_NAME, record, masker, RECORD_SHAPE)
     return masker.value(record, RECORD_SHAPE)
@@ -102,13 +103,6 @@ def _finish_record(item: TrailItem, evidence: ItemEvidence) -> dict[str, Any]:
 
 def _iso(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds")
-
-
-def _display(path: Path) -> str:
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
 
 
 def mask_archive(path: Path, masker: Masker) -> None:

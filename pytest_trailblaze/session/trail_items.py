@@ -2,44 +2,56 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, MutableMapping
+from dataclasses import dataclass
 from pathlib import Path
-
-import pytest
 
 from ..core.trail.devices import PLATFORMS, driver_type, platform_of
 from ..core.trail.legacy import BLAZE, DEFINITION, TrailDir, read_trail_dir
 from ..core.trail.lineage import resolve
 from ..core.trail.model import Trail
 from ..core.trail.parse import classifier_from_filename
+from ..workspace import Target, Workspace
 from .settings import Settings
 
-TRAIL_DIRS_KEY = pytest.StashKey[dict[Path, TrailDir]]()
+#: Legacy layouts read so far, by folder: each folder is read once per run.
+Layouts = MutableMapping[Path, TrailDir]
 
 
-def trail_dir(config: pytest.Config, folder: Path) -> TrailDir:
+@dataclass(frozen=True)
+class ItemFacts:
+    """A trail item as a session sees it, whatever runs it: one trail on one platform (and device)."""
+
+    nodeid: str
+    name: str
+    trail_id: str
+    trail: Trail
+    path: Path
+    platform: str
+    workspace: Workspace | None = None
+    target: Target | None = None
+
+
+def trail_dir(known: Layouts, folder: Path) -> TrailDir:
     """The legacy layout of ``folder`` (see ``core.legacy``), read once per run."""
-    known = config.stash.setdefault(TRAIL_DIRS_KEY, {})
     if folder not in known:
         known[folder] = read_trail_dir(folder)
     return known[folder]
 
 
-def legacy_dir(config: pytest.Config, path: Path) -> TrailDir | None:
+def legacy_dir(known: Layouts, path: Path) -> TrailDir | None:
     """The legacy directory ``path`` is one file of, or None when it is a trail of its own."""
     if path.name not in (DEFINITION, BLAZE) and classifier_from_filename(path.name) is None:
         return None
-    layout = trail_dir(config, path.parent)
+    layout = trail_dir(known, path.parent)
     return layout if layout.is_legacy and layout.holds(path) else None
 
 
-def item_pairs(
-    config: pytest.Config, path: Path, trail: Trail, settings: Settings
-) -> list[tuple[str, str | None]]:
+def item_pairs(known: Layouts, path: Path, trail: Trail, settings: Settings) -> list[tuple[str, str | None]]:
     """``(platform, device)`` of the file's items: one per platform (and device profile); in a
     legacy directory, only those whose device runs this file of it (U§1.1)."""
     platforms = item_platforms(trail, settings)
-    layout = legacy_dir(config, path)
+    layout = legacy_dir(known, path)
     if layout is None:
         return item_devices(platforms, settings)
     serves = layout.platforms_for(path, platforms)

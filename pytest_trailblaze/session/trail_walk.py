@@ -7,8 +7,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from fnmatch import fnmatch
 from pathlib import Path
 
-import pytest
-
 from ..core.system.files import is_regular, walk
 from ..core.trail.legacy import BLAZE, is_blaze_definition
 from ..core.trail.parse import TRAIL_FILE_PATTERNS
@@ -49,24 +47,22 @@ class EnvReads(Mapping[str, str]):
         return all(os.environ.get(name) == value for name, value in self.seen.items())
 
 
-def trail_paths(config: pytest.Config) -> Iterator[Path]:
-    """Trail files under the run's arguments (or ``testpaths``), skipping what pytest skips by
-    default: ``norecursedirs``, virtualenvs, ``--ignore`` and ``--ignore-glob``."""
-    from ..plugin.options import SETTINGS_KEY  # moved code: the plugin imports this module
-
-    settings = config.stash[SETTINGS_KEY]
-    skip = _skipper(config)
+def trail_paths(
+    args: Iterable[str], base: Path, patterns: tuple[str, ...], skip: Callable[..., bool]
+) -> Iterator[Path]:
+    """Trail files under the run's arguments (``args``, relative to ``base``; a ``::`` test id
+    names its file), skipping what ``skip(path, directory=False)`` says the run skips."""
 
     def wanted(path: Path) -> bool:
         # A file this process may not read, a pipe, a device or a link that loops is none of ours
         # here: collection says what it is (``collection.broken_trail_links``).
         try:
-            return _is_trail(path, settings.patterns) and is_regular(path) and not skip(path)
+            return _is_trail(path, patterns) and is_regular(path) and not skip(path)
         except (OSError, RuntimeError):
             return False
 
-    for arg in config.args:
-        top = Path(config.invocation_params.dir, arg.split("::", 1)[0])
+    for arg in args:
+        top = Path(base, arg.split("::", 1)[0])
         try:
             is_file = top.is_file()
         except OSError:
@@ -86,36 +82,6 @@ def _is_trail(path: Path, patterns: tuple[str, ...]) -> bool:
     if name == "trailblaze.yaml":
         return False
     return any(fnmatch(name, pattern) for pattern in patterns) or is_blaze_definition(path)
-
-
-def _skipper(config: pytest.Config) -> Callable[..., bool]:
-    base = config.invocation_params.dir
-    ignored = {Path(base, p).resolve() for p in config.getoption("ignore") or ()}
-    globs = [str(Path(base, g)) for g in config.getoption("ignore_glob") or ()]
-    norecurse = config.getini("norecursedirs")
-    in_venvs = config.getoption("collect_in_virtualenv")
-
-    def skip(path: Path, directory: bool = False) -> bool:
-        if _resolved(path) in ignored or any(fnmatch(str(path), g) for g in globs):
-            return True
-        if not directory:
-            return False
-        if any(fnmatch(path.name, pattern) for pattern in norecurse):
-            return True
-        try:
-            return not in_venvs and (path / "pyvenv.cfg").is_file()
-        except OSError:  # a folder this process may not look into (/proc/1/fdinfo, another user's)
-            return True
-
-    return skip
-
-
-def _resolved(path: Path) -> Path:
-    """``path`` with its links followed; a link that loops stays as it is (it is nobody's to skip)."""
-    try:
-        return path.resolve()
-    except (OSError, RuntimeError):
-        return path
 
 
 CONFIG_NAME = "trailblaze.yaml"

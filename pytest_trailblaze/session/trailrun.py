@@ -1,80 +1,120 @@
 """One trail item's run: memory, registry, plan and runner, plus what the reports need.
 
-Sessions are scoped as upstream (target, platform, driver, agent mode): one registry per
-scope per worker, built on first use from the built-in tools and the tool catalog that
-``pytest_trailblaze_register_tools`` filled.
+The run knows no test framework: its host (the pytest plugin) hands it the item's facts, the
+run's setup and the hooks it reports steps to and asks agents through, and turns its
+``TrailSkipped`` into a skip.
 """
 
 from __future__ import annotations
 
 import shutil
 from contextlib import suppress
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pytest
+from typing import Any, Protocol
 
 from ..core.errors import AgentStepRequired, TrailblazeError, TrailheadError, first_line
+from ..core.masking import Masker
 from ..core.run.runner import ResolvedStep, StepFailureInfo, TrailRunner, plan_trail
 from ..core.tooling.context import DeviceInfo, ToolContext
 from ..core.tooling.memory import Memory
 from ..core.tooling.registry import ToolRegistry
 from ..core.trail.lineage import resolve
-from ..plugin.agent import AGENT_KEY
-from ..plugin.evidence_options import evidence_of
-from ..plugin.output_masking import masker_of
 from ..workspace import Workspace, code_roots, toolbox
-from .artifacts import _display, item_artifacts
-from .settings import Settings
+from .artifacts import display_path
+from .settings import AgentSettings, EvidenceSettings, Settings
+from .trail_items import ItemFacts
 
 
-class StepHooks:
-    """Forwards the runner's step events to the ``pytest_trailblaze_*_step`` hooks (the one
-    step observer: progress, records, reports and other plugins all implement those hooks)."""
+class TrailSkipped(TrailblazeError):
+    """The trail does not run here (a ``config.skip`` for the live device, an agent step no agent
+    takes under ``--trailblaze-agent-steps skip``); the message says why. The pytest plugin reports
+    it as a skip: nothing failed."""
 
-    def __init__(self, item: Any, ctx: ToolContext) -> None:
-        self.item = item
+
+class TrailHooks(Protocol):
+    """What a trail run tells its host and asks of it; the pytest plugin answers with its hooks."""
+
+    def step_started(self, step: ResolvedStep, ctx: ToolContext) -> None: ...
+
+    def step_finished(self, step: ResolvedStep, ctx: ToolContext, error: BaseException | None) -> None: ...
+
+    def has_agent(self) -> bool:
+        """Whether anything takes agent steps (decided before the first step runs)."""
+        ...
+
+    def agent_step(self, step: ResolvedStep, ctx: ToolContext) -> Any:
+        """Take an agent step: None declines it, anything else is the step done."""
+        ...
+
+    def publish(self, properties: list[tuple[str, str]]) -> None:
+        """The run's report properties, as they stand (after set-up, the trailhead, the steps)."""
+        ...
+
+
+@dataclass(frozen=True)
+class RunSetup:
+    """What every trail of a run shares: the settings it was told, its masking filter, its root
+    folder, and what stops a tool call from outside the trail (pytest-timeout's ``pytest.fail``)."""
+
+    settings: Settings
+    agent: AgentSettings
+    evidence: EvidenceSettings
+    masker: Masker
+    rootpath: Path
+    stops: tuple[type[BaseException], ...] = ()
+
+
+class _StepEvents:
+    """The runner's step events, handed to the host's hooks with the run's tool context."""
+
+    def __init__(self, hooks: TrailHooks, ctx: ToolContext) -> None:
+        self.hooks = hooks
         self.ctx = ctx
-        self.hook = item.config.hook
 
     def step_started(self, step: ResolvedStep) -> None:
-        self.hook.pytest_trailblaze_before_step(step=step, context=self.ctx, item=self.item)
+        self.hooks.step_started(step, self.ctx)
 
     def step_finished(self, step: ResolvedStep, error: BaseException | None) -> None:
-        if error is None:
-            self.hook.pytest_trailblaze_after_step(step=step, context=self.ctx, item=self.item)
-        else:
-            self.hook.pytest_trailblaze_step_error(step=step, context=self.ctx, item=self.item, error=error)
+        self.hooks.step_finished(step, self.ctx, error)
 
 
 class TrailRun:
-    """Runs one trail item: the trailhead in setup, the steps in the call phase."""
+    """Runs one trail item: the trailhead (``start``), then its steps (``run_steps``).
+
+    Raises ``TrailSkipped`` where the trail does not run here; ``properties`` are the facts the
+    reports show (what ran, where it failed, its screenshot).
+    """
 
     def __init__(
         self,
-        item: Any,
+        item: ItemFacts,
         driver: Any,
         device: DeviceInfo,
         registry: ToolRegistry,
         memory: Memory,
-        settings: Settings,
+        setup: RunSetup,
+        *,
+        hooks: TrailHooks,
+        artifacts: Path,
     ) -> None:
         self.item = item
         self.driver = driver
         self.device = device
-        self.settings = settings
+        self.settings = settings = setup.settings
+        self.evidence = setup.evidence
+        self.hooks = hooks
         self.screenshot: str | None = None
         self._check_device_skip(device)
-        agent_settings = item.config.stash[AGENT_KEY]
-        self.plan = plan_trail(item.trail, device.chain(), use_recordings=not agent_settings.ai_only)
+        self.plan = plan_trail(item.trail, device.chain(), use_recordings=not setup.agent.ai_only)
         self._check_agent_policy()
-        self.masker = masker_of(item.config)
-        self.artifacts = item_artifacts(item, settings)
+        self.masker = setup.masker
+        self.artifacts = artifacts
         self.server_logs: list[Path] = []
         shutil.rmtree(self.artifacts, ignore_errors=True)
         ctx = ToolContext(registry, memory, device, driver, str(item.path), self.artifacts)
         config_dir = item.workspace.config_dir if item.workspace else None
-        ctx.code = code_roots(item.config.rootpath, config_dir, settings.allow_outside_code)
+        ctx.code = code_roots(setup.rootpath, config_dir, settings.allow_outside_code)
         confine = getattr(driver, "confine_file_urls", None)
         if callable(confine):  # file:// pages: the workspace, the rootdir and what the user allowed
             confine((*ctx.code.roots, *settings.file_url_roots))
@@ -82,11 +122,11 @@ class TrailRun:
         self.runner = TrailRunner(
             self.plan,
             ctx,
-            agent=self._agent,
-            self_heal=agent_settings.self_heal,
-            stops=(pytest.fail.Exception,),  # pytest-timeout's signal method, pytest.fail() in a tool
+            agent=hooks.agent_step,
+            self_heal=setup.agent.self_heal,
+            stops=setup.stops,
         )
-        self.runner.listeners.append(StepHooks(item, ctx))
+        self.runner.listeners.append(_StepEvents(hooks, ctx))
         self.publish()
 
     @property
@@ -97,19 +137,15 @@ class TrailRun:
         """``config.skip`` keyed by a full classifier (``android-tablet``) needs the live device."""
         hit = resolve(self.item.trail.config.skip, device.chain())
         if hit and hit[1].strip():
-            pytest.skip(f"config.skip for {hit[0]}: {hit[1].strip()}")
+            raise TrailSkipped(f"config.skip for {hit[0]}: {hit[1].strip()}")
 
     def _check_agent_policy(self) -> None:
         if self.settings.agent_steps != "skip" or not self.plan.agent_steps():
             return
-        if self.item.config.pluginmanager.hook.pytest_trailblaze_agent_step.get_hookimpls():
+        if self.hooks.has_agent():
             return
         first = self.plan.agent_steps()[0]
-        pytest.skip(f"{first.label} needs an agent: no recording for {first.classifier}")
-
-    def _agent(self, step: ResolvedStep, ctx: ToolContext) -> Any:
-        hook = self.item.config.hook.pytest_trailblaze_agent_step
-        return hook(step=step, context=ctx, item=self.item)
+        raise TrailSkipped(f"{first.label} needs an agent: no recording for {first.classifier}")
 
     # -- phases -------------------------------------------------------------------------------
     def start(self) -> None:
@@ -127,7 +163,7 @@ class TrailRun:
             self.runner.run_steps()
         except AgentStepRequired as exc:
             if self.settings.agent_steps == "skip":
-                pytest.skip(first_line(exc))
+                raise TrailSkipped(first_line(exc)) from None
             self._capture(exc)
             raise
         except TrailblazeError as exc:
@@ -140,7 +176,7 @@ class TrailRun:
         """Keep the evidence of a failure in the test's artifacts: server logs, a screenshot and
         the screen's structure (unless ``--trailblaze-screenshot off``)."""
         self._copy_server_logs()
-        if not evidence_of(self.item.config).failure_screenshot:
+        if not self.evidence.failure_screenshot:
             return
         if hasattr(self.driver, "screenshot"):
             self._screenshot(exc)
@@ -159,7 +195,7 @@ class TrailRun:
             exc.args = (f"{exc.args[0]}{note}",)
             return
         path = self.context.write_artifact(name, str(text))  # masked there, by the run's secrets too
-        exc.args = (f"{exc.args[0]}\n  page source: {_display(path)}",)
+        exc.args = (f"{exc.args[0]}\n  page source: {display_path(path)}",)
 
     def _screenshot(self, exc: TrailblazeError) -> None:
         try:
@@ -168,7 +204,7 @@ class TrailRun:
             note = f"\n  screenshot: not taken ({type(shot_error).__name__}: {first_line(shot_error)})"
             exc.args = (f"{exc.args[0]}{note}",)
             return
-        self.screenshot = _display(path)
+        self.screenshot = display_path(path)
         if isinstance(exc, StepFailureInfo):
             exc.with_screenshot(self.screenshot)
         else:
@@ -196,10 +232,9 @@ class TrailRun:
             props.append(("screenshot", self.screenshot))
         return props
 
-    def publish(self) -> None:
-        """Write the report properties onto the item (they travel to xdist's controller)."""
-        ours = {name for name, _ in self.properties()} | {"failing_step", "screenshot"}
-        kept = [(k, v) for k, v in self.item.user_properties if k not in ours]
-        self.item.user_properties[:] = [*kept, *self.properties()]
-
-
+    def publish(self) -> list[tuple[str, str]]:
+        """Hand the report properties to the host (the plugin puts them on the item: they travel
+        to xdist's controller), and return them."""
+        properties = self.properties()
+        self.hooks.publish(properties)
+        return properties
