@@ -34,17 +34,17 @@ from pathlib import Path
 from openai.types.chat import ChatCompletion
 
 from pytest_trailblaze.agent import AgentLoop, LlmSpec, make_provider, openai_chat
+from pytest_trailblaze.agent.agent_tools import TOOLS
+from pytest_trailblaze.agent.durable_selectors import web_node_selector
 from pytest_trailblaze.agent.loop import _masked
 from pytest_trailblaze.agent.prompt import menu, objective_text, system_prompt, tool_specs
 from pytest_trailblaze.agent.screen import capture_image, capture_text, web_screen_text
-from pytest_trailblaze.agent.selectors import web_node_selector
-from pytest_trailblaze.agent.tools import TOOLS
 from pytest_trailblaze.agent.wire import Conversation, ToolRequest, Turn
-from pytest_trailblaze.core.context import ToolContext
-from pytest_trailblaze.core.loader import parse_trail
-from pytest_trailblaze.core.memory import Memory
-from pytest_trailblaze.core.registry import ToolRegistry
-from pytest_trailblaze.core.runner import plan_trail
+from pytest_trailblaze.core.run.runner import plan_trail
+from pytest_trailblaze.core.tooling.context import ToolContext
+from pytest_trailblaze.core.tooling.memory import Memory
+from pytest_trailblaze.core.tooling.registry import ToolRegistry
+from pytest_trailblaze.core.trail.parse import parse_trail
 from pytest_trailblaze.drivers.playwright import BrowserHost, BrowserOptions
 from pytest_trailblaze.tools import builtin_tools
 

@@ -26,17 +26,17 @@ from pathlib import Path
 from typing import Any
 
 from pytest_trailblaze.agent import anthropic_messages, openai_chat
+from pytest_trailblaze.agent.agent_tools import TOOLS
 from pytest_trailblaze.agent.prompt import menu, objective_text, reminder, system_prompt, tool_specs
 from pytest_trailblaze.agent.screen import capture_text, mobile_screen_text
-from pytest_trailblaze.agent.tools import TOOLS
 from pytest_trailblaze.agent.wire import Conversation, ToolRequest, ToolSpec, Turn
-from pytest_trailblaze.core.context import DeviceInfo, ToolContext
-from pytest_trailblaze.core.loader import parse_trail
-from pytest_trailblaze.core.memory import Memory
-from pytest_trailblaze.core.registry import ToolRegistry
-from pytest_trailblaze.core.runner import Heal, ResolvedStep, plan_trail
+from pytest_trailblaze.core.run.runner import Heal, ResolvedStep, plan_trail
+from pytest_trailblaze.core.screen.node_selectors import parse_hierarchy
+from pytest_trailblaze.core.tooling.context import DeviceInfo, ToolContext
+from pytest_trailblaze.core.tooling.memory import Memory
+from pytest_trailblaze.core.tooling.registry import ToolRegistry
+from pytest_trailblaze.core.trail.parse import parse_trail
 from pytest_trailblaze.drivers.playwright import BrowserHost, BrowserOptions
-from pytest_trailblaze.drivers.selectors import parse_hierarchy
 from pytest_trailblaze.tools import builtin_tools
 
 ROOT = Path(__file__).resolve().parent.parent

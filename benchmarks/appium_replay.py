@@ -26,11 +26,11 @@ from pathlib import Path
 
 from selenium.webdriver.common.by import By
 
-from pytest_trailblaze.core.context import ToolContext
-from pytest_trailblaze.core.loader import load_trail
-from pytest_trailblaze.core.memory import Memory
-from pytest_trailblaze.core.registry import ToolRegistry
-from pytest_trailblaze.core.runner import TrailRunner, plan_trail
+from pytest_trailblaze.core.run.runner import TrailRunner, plan_trail
+from pytest_trailblaze.core.tooling.context import ToolContext
+from pytest_trailblaze.core.tooling.memory import Memory
+from pytest_trailblaze.core.tooling.registry import ToolRegistry
+from pytest_trailblaze.core.trail.parse import load_trail
 from pytest_trailblaze.drivers.appium import AppiumHost, AppiumSettings
 from pytest_trailblaze.tools import builtin_tools
 

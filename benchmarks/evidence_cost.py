@@ -30,15 +30,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import web_replay  # the trail, the direct variant and the server are shared
 
-from pytest_trailblaze.core.context import ToolContext
-from pytest_trailblaze.core.loader import load_trail
 from pytest_trailblaze.core.masking import Masker
-from pytest_trailblaze.core.memory import Memory
-from pytest_trailblaze.core.registry import ToolRegistry
-from pytest_trailblaze.core.runner import TrailRunner, plan_trail
+from pytest_trailblaze.core.run.runner import TrailRunner, plan_trail
+from pytest_trailblaze.core.tooling.context import ToolContext
+from pytest_trailblaze.core.tooling.memory import Memory
+from pytest_trailblaze.core.tooling.registry import ToolRegistry
+from pytest_trailblaze.core.trail.parse import load_trail
 from pytest_trailblaze.drivers import ffmpeg
 from pytest_trailblaze.drivers.playwright import BrowserHost, BrowserOptions
-from pytest_trailblaze.plugin.recordings import mask_archive
+from pytest_trailblaze.session.run_evidence import mask_archive
 from pytest_trailblaze.tools import builtin_tools
 
 

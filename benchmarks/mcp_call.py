@@ -24,13 +24,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pytest_trailblaze.core.context import DeviceInfo, ToolContext
-from pytest_trailblaze.core.memory import Memory
-from pytest_trailblaze.core.registry import ToolRegistry
+from pytest_trailblaze.core.tooling.context import DeviceInfo, ToolContext
+from pytest_trailblaze.core.tooling.memory import Memory
+from pytest_trailblaze.core.tooling.registry import ToolRegistry
 from pytest_trailblaze.mcp import launch as launch_module
 from pytest_trailblaze.mcp.launch import resolve_server
 from pytest_trailblaze.mcp.server import McpServer, Portal
-from pytest_trailblaze.mcp.tools import McpTool
+from pytest_trailblaze.mcp.server_tools import McpTool
 from pytest_trailblaze.workspace.schema import McpServerSpec
 
 REPO = Path(__file__).resolve().parent.parent

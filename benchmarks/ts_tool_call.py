@@ -22,14 +22,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pytest_trailblaze.core.context import DeviceInfo, ToolContext
-from pytest_trailblaze.core.memory import Memory
-from pytest_trailblaze.core.registry import ToolRegistry
-from pytest_trailblaze.core.tooldef import tool
+from pytest_trailblaze.core.tooling.context import DeviceInfo, ToolContext
+from pytest_trailblaze.core.tooling.memory import Memory
+from pytest_trailblaze.core.tooling.registry import ToolRegistry
+from pytest_trailblaze.core.tooling.tooldef import tool
 from pytest_trailblaze.mcp.toolsets import McpToolsets
 from pytest_trailblaze.typescript import runtime
 from pytest_trailblaze.typescript.hosts import TsHosts
-from pytest_trailblaze.typescript.tools import TsTool, bind
+from pytest_trailblaze.typescript.ts_tools import TsTool, bind
 from pytest_trailblaze.workspace import WorkspaceLoader
 
 REPO = Path(__file__).resolve().parent.parent

@@ -24,11 +24,11 @@ from pathlib import Path
 
 from by_hand import direct
 
-from pytest_trailblaze.core.context import ToolContext
-from pytest_trailblaze.core.loader import load_trail
-from pytest_trailblaze.core.memory import Memory
-from pytest_trailblaze.core.registry import ToolRegistry
-from pytest_trailblaze.core.runner import TrailRunner, plan_trail
+from pytest_trailblaze.core.run.runner import TrailRunner, plan_trail
+from pytest_trailblaze.core.tooling.context import ToolContext
+from pytest_trailblaze.core.tooling.memory import Memory
+from pytest_trailblaze.core.tooling.registry import ToolRegistry
+from pytest_trailblaze.core.trail.parse import load_trail
 from pytest_trailblaze.drivers.playwright import BrowserHost, BrowserOptions
 from pytest_trailblaze.evidence.records import StepRecorder
 from pytest_trailblaze.tools import builtin_tools

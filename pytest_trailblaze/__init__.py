@@ -5,7 +5,6 @@ The public API for authors of tools, drivers and agents. Everything else is inte
 
 from __future__ import annotations
 
-from .core.context import DeviceInfo, ToolContext
 from .core.errors import (
     AgentStepRequired,
     ConfigurationError,
@@ -23,8 +22,9 @@ from .core.errors import (
     UnknownToolError,
     UnsupportedToolError,
 )
-from .core.memory import Memory
-from .core.tooldef import Tool, ToolDescriptor, ToolResult, tool
+from .core.tooling.context import DeviceInfo, ToolContext
+from .core.tooling.memory import Memory
+from .core.tooling.tooldef import Tool, ToolDescriptor, ToolResult, tool
 
 __version__ = "0.1.0"
 

@@ -12,33 +12,37 @@ tools included, whoever calls them), naming and scoping.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
-from .core.composition import Composed
-from .core.context import DeviceInfo
-from .core.errors import Problem, RegistryError, ToolServerError, TrailblazeError, TrailLoadError, first_line
-from .core.files import DEFAULT_MAX_BYTES, walk
-from .core.legacy import BLAZE, is_blaze_definition
-from .core.loader import TRAIL_FILE_PATTERNS, load_trail, script_problems
-from .core.memory import expansion_problems
-from .core.model import SourceSpan, Trail
-from .core.registry import ToolRegistry
-from .core.staticcheck import CallScope, definition_problems, path_problem, trail_problems, unique
-from .core.tooldef import Tool, ToolDescriptor
+from .core.errors import (
+    Problem,
+    RegistryError,
+    SourceSpan,
+    ToolServerError,
+    TrailblazeError,
+    TrailLoadError,
+    first_line,
+)
+from .core.system.files import DEFAULT_MAX_BYTES
+from .core.tooling.composition import Composed
+from .core.tooling.memory import expansion_problems
+from .core.tooling.registry import ToolRegistry
+from .core.tooling.staticcheck import CallScope, definition_problems, path_problem, trail_problems, unique
+from .core.tooling.tooldef import ToolDescriptor
+from .core.trail.model import Trail
+from .core.trail.parse import TRAIL_FILE_PATTERNS, load_trail, script_problems
 from .mcp.server import handshake_timeout_default
-from .mcp.tools import naming_findings
 from .mcp.toolsets import McpToolsets
+from .session.registries import discovery_device, discovery_registry
+from .session.trail_walk import trail_files, workspaces_under
 from .tools import builtin_tools
 from .typescript.checks import TsCheckOptions, check_typescript
 from .workspace import Target, Workspace, WorkspaceLoader, code_roots, find_config_dir, trail_target
 from .workspace.exemption import exempted
-
-DEFAULT_DRIVERS = {"web": "playwright-native"}
-CONFIG_NAME = "trailblaze.yaml"
 
 
 @dataclass
@@ -243,72 +247,3 @@ def _pattern_of(path: Path) -> str:
     return next((p for p in TRAIL_FILE_PATTERNS if fnmatch(path.name, p)), TRAIL_FILE_PATTERNS[0])
 
 
-def discovery_registry(
-    builtins: Iterable[Tool],
-    ws: Workspace | None,
-    target: Target | None,
-    device: DeviceInfo,
-    mcp: Callable[[], McpToolsets] | None,
-    scope: Hashable,
-    *,
-    strict: bool = False,
-) -> tuple[ToolRegistry, list[Problem]]:
-    """The tools a session of ``target`` on ``device`` offers, as ``check`` and ``toolbox`` see them,
-    and naming advice on what its MCP servers advertise (servers are started only when ``mcp`` is given).
-
-    Raises ``ToolServerError`` when a server cannot start and ``RegistryError`` on a name collision.
-    """
-    registry = ToolRegistry(platform=device.platform, driver_key=device.driver_key)
-    registry.register_all(builtins)
-    registry.register_all(ws.tools if ws else ())
-    if mcp is None or target is None or not target.mcp_servers:
-        return registry, []
-    served = mcp().tools_for(scope, target, device, "host")
-    registry.register_all(served)
-    return registry, naming_findings(served, target.span, strict=strict)
-
-
-def discovery_device(platform: str) -> DeviceInfo:
-    """The nominal device ``check`` and ``toolbox`` give MCP servers they start to list tools."""
-    width, height = {"web": (1280, 800), "android": (1080, 2400), "ios": (1179, 2556)}.get(
-        platform, (1280, 800)
-    )
-    return DeviceInfo(platform, DEFAULT_DRIVERS.get(platform, ""), width, height)
-
-
-def workspaces_under(paths: Iterable[Path]) -> list[Path]:
-    """Workspace config folders (``trails/config``) inside the given folders or above them
-    (the walk is ``files.walk``: no links followed, no pseudo file systems, nothing that vanished)."""
-    found = []
-    for path in paths:
-        if not path.is_dir():
-            continue
-        inside = [p.parent for p in walk(path, CONFIG_NAME.__eq__) if _is_config_dir(p.parent)]
-        around = find_config_dir(path)
-        found += [*inside, *([around] if around else [])]
-        if (path / "trailblaze.yaml").is_file():
-            found.append(path)
-    return list(dict.fromkeys(p.resolve() for p in found))
-
-
-def _is_config_dir(folder: Path) -> bool:
-    return folder.name == "config" and folder.parent.name == "trails"
-
-
-def trail_files(
-    paths: Iterable[Path], patterns: tuple[str, ...] = TRAIL_FILE_PATTERNS
-) -> Iterator[tuple[Path, Path | None]]:
-    """Trail files under ``paths`` with the folder each was found in (None for a path given as a
-    file, taken as given whatever its kind), never ``trailblaze.yaml``; a v1 ``blaze.yaml``
-    definition counts (``core.legacy``). Hidden folders are not searched."""
-
-    def named(name: str) -> bool:
-        return name != CONFIG_NAME and (name == BLAZE or any(fnmatch(name, p) for p in patterns))
-
-    for path in paths:
-        if not path.is_dir():
-            yield path, None
-            continue
-        for found in walk(path, named):
-            if found.name != BLAZE or is_blaze_definition(found):
-                yield found, path

@@ -14,17 +14,18 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from .check import Checker, discovery_device, discovery_registry
-from .core.devices import DRIVER_TYPES, PLATFORMS
+from .check import Checker
 from .core.errors import RegistryError, ToolServerError
-from .core.files import DEFAULT_MAX_BYTES, parse_size
-from .core.naming import category
-from .core.tooldef import ToolDescriptor
-from .core.yamlsource import did_you_mean
+from .core.system.files import DEFAULT_MAX_BYTES, parse_size
+from .core.tooling.tooldef import ToolDescriptor
+from .core.trail.devices import DRIVER_TYPES, PLATFORMS
+from .core.trail.naming import category
+from .core.trail.yamlsource import did_you_mean
 from .drivers import ffmpeg
 from .mcp.server import handshake_timeout_default
 from .mcp.toolsets import McpToolsets
 from .schemas import KINDS, path_of, shipped
+from .session.registries import discovery_device, discovery_registry
 from .tools import builtin_tools
 from .typescript.checks import TsCheckOptions
 from .workspace import Workspace, WorkspaceLoader, find_config_dir, toolbox

@@ -20,9 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.context import ToolContext
 from ..core.errors import ConfigurationError, ToolFailure
-from ..core.tooldef import tool
+from ..core.tooling.context import ToolContext
+from ..core.tooling.tooldef import tool
 from .screen import capture_image, capture_text
 from .wire import Conversation, ProviderError, ToolSpec, Turn, Usage
 

@@ -23,14 +23,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..core.errors import AgentFailure, FatalToolError, ToolError
-from ..core.runner import ResolvedStep
-from ..core.yamlsource import did_you_mean
-from ..drivers import aria
+from ..core.run.runner import ResolvedStep
+from ..core.screen import aria
+from ..core.trail.yamlsource import did_you_mean
+from .durable_selectors import web_node_selector
 from .prompt import OBJECTIVE_TOOL, PreviousStep, menu, objective_text, reminder, single_claim, system_prompt
 from .prompt import tool_specs as lean_specs
 from .repeats import RepeatGuard, call_key, digest
 from .screen import capture_image, capture_text
-from .selectors import web_node_selector
 from .wire import Conversation, Provider, ProviderError, Reply, ToolRequest, ToolSpec, Turn, Usage
 
 NO_TOOL = (

@@ -20,10 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.model import Trail
-from ..core.runner import ResolvedStep
-from ..core.tooldef import ToolDescriptor
-from .schema import specs_for
+from ..core.run.runner import ResolvedStep
+from ..core.tooling.tooldef import ToolDescriptor
+from ..core.trail.model import Trail
+from .tool_briefs import specs_for
 from .wire import ToolSpec
 
 OBJECTIVE_TOOL = "objectiveStatus"

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.memory import MASK
-from ..core.registry import ToolLogEntry
+from ..core.tooling.memory import MASK
+from ..core.tooling.registry import ToolLogEntry
 from .loop import AgentCall, StepRun
 
 Recorded = tuple[str, dict[str, Any]]

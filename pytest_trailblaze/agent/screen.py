@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..drivers import aria
-from ..drivers.selectors import Node, is_text_field
+from ..core.screen import aria
+from ..core.screen.node_selectors import Node, is_text_field
 
 
 def web_screen_text(snapshot: str) -> str:

@@ -26,12 +26,20 @@ Messages follow the compiler convention: ``path:line:col: what`` on the first li
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from .masking import visible
 
-if TYPE_CHECKING:
-    from .model import SourceSpan
+
+@dataclass(frozen=True, slots=True)
+class SourceSpan:
+    """A position in a file; ``line`` and ``col`` are 1-based like an editor's."""
+
+    path: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}"
 
 
 @dataclass(frozen=True, slots=True)

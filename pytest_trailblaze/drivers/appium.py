@@ -23,16 +23,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..core.context import DeviceInfo
 from ..core.errors import DriverError, ToolFailure, first_line
 from ..core.masking import Masker
-from . import selectors
+from ..core.screen import node_selectors
+from ..core.screen.node_selectors import Node, is_text_field
+from ..core.tooling.context import DeviceInfo
 from .appium_commands import DeviceCommands
 from .appium_recording import ScreenRecording
 from .appium_server import LocalAppiumServer
 from .pool import DevicePools
 from .profiles import DeviceProfile, shown_capabilities, shown_url, split_credentials
-from .selectors import Node, is_text_field
 
 T = TypeVar("T")
 POLL_S = 0.25
@@ -256,15 +256,15 @@ class MobileDriver(DeviceCommands, ScreenRecording):
     def nodes(self, source: str | None = None) -> list[Node]:
         """The parsed hierarchy of ``source``, or of a fresh page source when none is given."""
         try:
-            return selectors.parse_hierarchy(self.hierarchy() if source is None else source)
+            return node_selectors.parse_hierarchy(self.hierarchy() if source is None else source)
         except ValueError as exc:
             raise ToolFailure(str(exc)) from None
 
     def find(self, selector: Mapping[str, Any], source: str | None = None) -> list[Node]:
         """Visible nodes matching ``selector`` in ``source`` (a fresh page source when none is given)."""
         try:
-            return [n for n in selectors.find_all(self.nodes(source), selector) if n.visible]
-        except selectors.SelectorError as exc:
+            return [n for n in node_selectors.find_all(self.nodes(source), selector) if n.visible]
+        except node_selectors.SelectorError as exc:
             raise ToolFailure(str(exc)) from None
 
     def wait_for(self, selector: Mapping[str, Any], timeout_s: float, *, present: bool = True) -> list[Node]:

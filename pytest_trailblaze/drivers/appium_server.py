@@ -30,7 +30,7 @@ from typing import IO
 
 from ..core.errors import DriverError
 from ..core.masking import Masker
-from ..core.reaper import REAPER
+from ..core.system.reaper import REAPER
 
 SERVER_START_S = 60.0
 #: Appium's ``--log-level`` values the plugin offers (``--trailblaze-appium-log-level``).

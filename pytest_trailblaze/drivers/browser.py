@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import DriverError, first_line
-from . import ffmpeg, launch, remote
+from . import browser_launch, ffmpeg, remote
 from .loopstate import CallTimeout, PlaywrightLoop, bounded
 
 if TYPE_CHECKING:
@@ -157,7 +157,7 @@ class BrowserHost:
             return browser_type.launch(**kwargs)
         except PlaywrightTimeout as exc:
             self.close()  # stopping Playwright's driver stops what it launched
-            launch.kill_launched(str(exc))
+            browser_launch.kill_launched(str(exc))
             raise DriverError(self._launch_timeout(exc)) from None
         except Error as exc:
             self.close()
@@ -168,7 +168,7 @@ class BrowserHost:
         if opts.connect or opts.cdp:
             return remote.timeout_message(opts, waited)
         executable = self.launch_kwargs().get("executable_path", "")
-        return launch.launch_timeout_message(opts.browser, waited, str(exc), executable)
+        return browser_launch.launch_timeout_message(opts.browser, waited, str(exc), executable)
 
     def _start_failure(self, exc: Exception) -> str:
         first = first_line(exc)

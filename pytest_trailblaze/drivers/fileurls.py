@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..core.errors import ToolFailure
-from ..core.files import inside
+from ..core.system.files import inside
 
 ALLOW_OPTION = "--trailblaze-allow-file-urls"
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..core.errors import ToolFailure
-from . import aria
+from ..core.screen import aria
 
 FALLBACK_ROLES = (
     "textbox",

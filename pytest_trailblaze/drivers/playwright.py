@@ -30,8 +30,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..core.context import DeviceInfo
 from ..core.errors import FatalToolError, ToolFailure, first_line
+from ..core.tooling.context import DeviceInfo
 from .browser import (
     CHROMIUM_FLAGS,
     NO_ANIMATIONS,

@@ -29,10 +29,10 @@ from urllib.parse import unquote, urlsplit
 
 from yaml.nodes import MappingNode, Node, ScalarNode
 
-from ..core.devices import classifier_problem, platform_of
-from ..core.envpass import expand_templates
 from ..core.errors import Problem
-from ..core.yamlsource import Source, is_null
+from ..core.trail.devices import classifier_problem, platform_of
+from ..core.trail.envpass import expand_templates
+from ..core.trail.yamlsource import Source, is_null
 
 MOBILE_PLATFORMS = ("android", "ios")
 #: The device types (second classifier segment) each mobile platform reports

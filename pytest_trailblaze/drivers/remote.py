@@ -20,8 +20,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..core.envpass import expand_template
 from ..core.errors import ConfigurationError, first_line
+from ..core.trail.envpass import expand_template
 from .profiles import shown_url
 
 if TYPE_CHECKING:

@@ -12,9 +12,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..core.model import Step, Trail
-from ..core.registry import ToolLogEntry
-from ..core.runner import ResolvedStep
+from ..core.run.runner import ResolvedStep
+from ..core.tooling.registry import ToolLogEntry
+from ..core.trail.model import Step, Trail
 
 #: Step outcomes: ``passed`` / ``failed`` / ``interrupted`` once run, ``not run`` otherwise.
 NOT_RUN = "not run"

@@ -6,6 +6,6 @@ and a server process should not pay for the client machinery.
 
 from __future__ import annotations
 
-from .context import DeviceContext, ToolCallFailed, TrailblazeContext, call_tool, trailblaze_context
+from .sdk_context import DeviceContext, ToolCallFailed, TrailblazeContext, call_tool, trailblaze_context
 
 __all__ = ["DeviceContext", "ToolCallFailed", "TrailblazeContext", "call_tool", "trailblaze_context"]

@@ -27,7 +27,7 @@ from mcp import ClientSession
 from mcp.shared.message import SessionMessage
 
 from ..core.masking import Masker
-from ..core.reaper import REAPER
+from ..core.system.reaper import REAPER
 from .callbacks import CallbackRouter
 from .launch import LaunchSpec
 from .serverlog import LINE_LIMIT, MAX_MESSAGE_CHARS, LineSplitter, Overlong, ServerLog

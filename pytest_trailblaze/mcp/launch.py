@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import ConfigurationError
-from ..core.pycall import CodeRoots
+from ..core.system.pycall import CodeRoots
 from ..workspace.schema import McpServerSpec
 from ..workspace.servers import outside_script
 

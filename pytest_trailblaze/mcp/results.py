@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.memory import Memory
+from ..core.tooling.memory import Memory
 
 DELTA = "memoryDelta"
 DELETIONS = "memoryDeletions"

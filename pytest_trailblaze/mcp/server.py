@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import FatalToolError, ToolFailure, ToolServerError, first_line
 from ..core.masking import Masker
-from ..core.offloop import run_in_loop
-from ..core.tooldef import ToolResult
+from ..core.system.offloop import run_in_loop
+from ..core.tooling.tooldef import ToolResult
 from .callbacks import Finished, serve
 from .launch import LaunchSpec
 

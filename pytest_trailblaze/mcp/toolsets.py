@@ -11,13 +11,13 @@ from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..core.context import DeviceInfo
 from ..core.errors import ConfigurationError, ToolServerError
 from ..core.masking import Masker
+from ..core.tooling.context import DeviceInfo
 from ..workspace.model import Target
 from .launch import LaunchSpec, resolve_server
 from .server import McpServer, Portal, new_session_id
-from .tools import McpTool, skip_reason
+from .server_tools import McpTool, skip_reason
 
 T = TypeVar("T")
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from ..core.devices import PLATFORMS
+from ..core.trail.devices import PLATFORMS
+from ..session.registries import ToolCatalog
 from . import (
     agent,
     collection,
-    devices,
+    device_matrix,
     evidence,
     evidence_options,
     fixtures,
@@ -20,14 +21,14 @@ from . import (
     hookspecs,
     links,
     playwright_compat,
-    recordings,
     reporting,
     signals,
+    trace_video,
 )
-from .masking import warn_short_secrets
+from .collection import CATALOG_KEY
 from .options import SETTINGS_KEY, add_options, resolve_settings
+from .output_masking import warn_short_secrets
 from .run_report import RunReport
-from .session import CATALOG_KEY, ToolCatalog
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -53,8 +54,8 @@ def pytest_configure(config: pytest.Config) -> None:
     plugins = {"collection": collection, "fixtures": fixtures, "reporting": reporting, "signals": signals}
     plugins["agent"] = agent
     plugins["evidence"] = evidence
-    plugins["recordings"] = recordings
-    plugins["devices"] = devices
+    plugins["recordings"] = trace_video
+    plugins["devices"] = device_matrix
     plugins["links"] = links
     plugins["playwright-compat"] = playwright_compat
     plugins["heap"] = heap

@@ -12,41 +12,23 @@ from __future__ import annotations
 
 import os
 from collections.abc import Generator
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from ..agent import EXTRA_HINT, AgentLoop, LlmSpec, Provider, StepRun, make_provider, parse_model, require_sdk
-from ..agent.judgement import JUDGED, RECORDING_NOTE, Judge
+from ..agent.agent_tools import TOOLS
+from ..agent.judgement import Judge
 from ..agent.models import facts_for
 from ..agent.prompt import previous_step
-from ..agent.recording import recorded_step
 from ..agent.spec import DEFAULT_MAX_CALLS, DEFAULT_TIMEOUT_S, base_url_for
-from ..agent.tools import TOOLS
 from ..core.errors import AgentFailure, ConfigurationError
-from ..core.legacy import recording_file
-from ..core.lineage import resolve as resolve_recording
-from ..core.model import ANY_DEVICE
-from ..core.recordings import SlotUpdate, save_recordings
+from ..session.agent_writeback import save_agent_recordings
+from ..session.settings import AgentSettings
 from .agent_reports import JUDGE_KEY, REPORTS_PLUGIN, RUNS_KEY, AgentReports
 
 AGENT_KEY = pytest.StashKey["AgentSettings"]()
-
-
-@dataclass(frozen=True)
-class AgentSettings:
-    """The agent options of the run; ``spec`` is None when no model is set outside workspaces."""
-
-    spec: LlmSpec | None
-    base_url: str | None
-    timeout_s: float
-    screenshots: str
-    ai_only: bool
-    self_heal: bool
-    max_calls: int | None
-    save_recordings: bool
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -347,51 +329,12 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, Any]:
     """After a trail passed, write what the agent did into the trail file (when asked to)."""
     result = yield
     run = getattr(item, "funcargs", {}).get("trailblaze_run")
-    if run is not None and item.config.stash[AGENT_KEY].save_recordings and item.stash.get(RUNS_KEY, None):
-        _save(item, run)
+    settings = item.config.stash[AGENT_KEY]
+    if run is not None and settings.save_recordings and item.stash.get(RUNS_KEY, None):
+        written = save_agent_recordings(
+            item.trail, item.path, item.stash[RUNS_KEY], run.context, run.device, heal=settings.self_heal
+        )
+        item.user_properties.extend(written)
     return result
 
 
-def _save(item: Any, trail_run: Any) -> None:
-    ctx, device = trail_run.context, trail_run.device
-    heal = item.config.stash[AGENT_KEY].self_heal
-    updates, notes = [], []
-    latest = {run.step.number: run for run in item.stash[RUNS_KEY] if run.done}
-    for run in latest.values():
-        step = run.step
-        if not step.step.recordable or step.step.kind == "tools":
-            continue
-        recorded = resolve_recording(step.step.recording or {}, device.chain())
-        if recorded is not None and not heal:  # a recorded step is replaced only when self-healing
-            key = "every device" if recorded[0] == ANY_DEVICE else recorded[0]
-            notes.append(
-                f"{step.label}: not written: it has a recording for {key} "
-                "(the agent replaces recordings only with --trailblaze-self-heal)"
-            )
-            continue
-        calls = recorded_step(run, ctx.tool_log, ctx.registry)
-        if calls is None:
-            notes.append(f"{step.label}: not written: a call it made holds a secret value")
-        elif calls:
-            comments = tuple((name, RECORDING_NOTE) for name in sorted({n for n, _ in calls} & JUDGED))
-            updates.append(SlotUpdate(step.number, step.step.text, tuple(calls), comments))
-    if updates:
-        notes += _write(item, device, updates)
-    item.user_properties.extend(("recording_note", note) for note in notes)
-
-
-def _write(item: Any, device: Any, updates: list[SlotUpdate]) -> list[str]:
-    """Write into the trail file, or the device's own file beside a v1 definition
-    (docs/upstream.md, Recording write-back)."""
-    path = recording_file(item.path, item.trail.format == "v1", device.classifier)
-    shown = item.trail.path if path == item.path else str(Path(item.trail.path).with_name(path.name))
-    try:
-        written, notes = save_recordings(
-            path, shown, device.classifier, device.chain(), updates, os.environ, source=item.path
-        )
-    except OSError as exc:  # the run passed; a file that cannot be written is a note, not a failure
-        return [f"{shown}: not written: {exc.strerror or exc}"]
-    if written:
-        steps = ", ".join(str(u.number) if u.number else "trailhead" for u in updates)
-        item.user_properties.append(("recording_saved", f"{shown} ({device.classifier}): {steps}"))
-    return notes

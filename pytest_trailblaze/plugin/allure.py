@@ -33,10 +33,10 @@ from allure_commons.logger import AllureFileLogger
 from allure_commons.types import AttachmentType
 
 from ..core.masking import Masker
-from ..core.runner import ResolvedStep
+from ..core.run.runner import ResolvedStep
 from .collection import TrailItem
-from .masking import masker_of
-from .session import item_artifacts
+from .evidence import item_artifacts
+from .output_masking import masker_of
 
 _TYPES = {f".{kind.extension}": kind for kind in AttachmentType}
 _TYPES[".jpeg"] = AttachmentType.JPG

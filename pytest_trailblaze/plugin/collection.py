@@ -15,27 +15,39 @@ from typing import Any
 
 import pytest
 
-from ..core.devices import NATIVE_DRIVERS, PLATFORMS, driver_type, platform_of
 from ..core.docs import docs_page
 from ..core.errors import ConfigurationError, Problem, StepFailure, TrailblazeError, TrailLoadError
-from ..core.legacy import BLAZE, DEFINITION, TrailDir, read_trail_dir
-from ..core.lineage import resolve
-from ..core.loader import classifier_from_filename, load_trail, script_problems
 from ..core.masking import visible
-from ..core.memory import bind_args
-from ..core.model import Trail
-from ..core.staticcheck import path_problem
+from ..core.tooling.memory import bind_args
+from ..core.tooling.staticcheck import path_problem
+from ..core.trail.devices import NATIVE_DRIVERS
+from ..core.trail.legacy import BLAZE, DEFINITION
+from ..core.trail.model import Trail
+from ..core.trail.parse import load_trail, script_problems
+from ..session.preflight import Preflight, drivable
+from ..session.trail_items import (
+    ItemFacts,
+    Layouts,
+    driver_pin,
+    item_pairs,
+    skip_reason,
+    trail_dir,
+    trail_name,
+)
 from ..tools import builtin_tools
 from ..workspace import Target, Workspace, WorkspaceLoader, code_roots, find_config_dir, trail_target
-from .checks import static_problems
-from .devices import item_devices, mark_device
+from .device_matrix import mark_device
 from .failures import failing_line, failure_repr, step_assertion
-from .masking import masker_of
+from .item_runs import skips_as_pytest
 from .options import SETTINGS_KEY, Settings
+from .output_masking import masker_of
 from .tags import read_before, register_all_tags, register_tag, trail_roots
 
 DECLARED_ARGS_KEY = pytest.StashKey[set[str]]()
 PIN_NOTES_KEY = pytest.StashKey[dict[str, set[str]]]()
+CATALOG_KEY = pytest.StashKey["ToolCatalog"]()
+LAYOUTS_KEY = pytest.StashKey[Layouts]()
+PREFLIGHT_KEY = pytest.StashKey[Preflight]()
 _APPIUM_HINT = f"(pass --trailblaze-appium-url, see {docs_page('guides/mobile/')})"
 NO_DRIVER = {
     "android": "no android driver configured: android recordings replay through Appium "
@@ -52,7 +64,8 @@ def run_trail_item(trailblaze_run: Any) -> None:
     A failed step fails the test as a plain ``AssertionError`` (see ``failures``).
     """
     try:
-        trailblaze_run.run_steps()
+        with skips_as_pytest():
+            trailblaze_run.run_steps()
     except StepFailure as exc:
         raise step_assertion(exc, trailblaze_run.runner.failed, trailblaze_run.masker) from exc
 
@@ -120,49 +133,28 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     if any(fnmatch(name, pattern) for pattern in settings.patterns):
         return TrailFile.from_parent(parent, path=file_path)
     legacy = name == BLAZE and is_trail_name(DEFINITION, settings)
-    if legacy and trail_dir(parent.config, file_path.parent).definition == file_path:
-        return TrailFile.from_parent(parent, path=file_path)  # a v1 definition (see core.legacy)
+    if legacy and trail_dir(layouts(parent.config), file_path.parent).definition == file_path:
+        return TrailFile.from_parent(parent, path=file_path)  # a v1 definition (see core.trail.legacy)
     return None
 
 
-TRAIL_DIRS_KEY = pytest.StashKey[dict[Path, TrailDir]]()
+def preflight(config: pytest.Config) -> Preflight:
+    """The run's static checks of trails (``session.preflight``), made on first use."""
+    found = config.stash.get(PREFLIGHT_KEY, None)
+    if found is None:
+        appium = config.stash[SETTINGS_KEY].appium.configured
+
+        def can_drive(platform: str) -> bool:
+            hooked = platform != "web" and bool(config.hook.pytest_trailblaze_make_driver.get_hookimpls())
+            return drivable(platform, driver_hook=hooked, appium=appium)
+
+        found = config.stash[PREFLIGHT_KEY] = Preflight(config.stash[CATALOG_KEY], can_drive)
+    return found
 
 
-def trail_dir(config: pytest.Config, folder: Path) -> TrailDir:
-    """The legacy layout of ``folder`` (see ``core.legacy``), read once per run."""
-    known = config.stash.setdefault(TRAIL_DIRS_KEY, {})
-    if folder not in known:
-        known[folder] = read_trail_dir(folder)
-    return known[folder]
-
-
-def legacy_dir(config: pytest.Config, path: Path) -> TrailDir | None:
-    """The legacy directory ``path`` is one file of, or None when it is a trail of its own."""
-    if path.name not in (DEFINITION, BLAZE) and classifier_from_filename(path.name) is None:
-        return None
-    layout = trail_dir(config, path.parent)
-    return layout if layout.is_legacy and layout.holds(path) else None
-
-
-def item_pairs(
-    config: pytest.Config, path: Path, trail: Trail, settings: Settings
-) -> list[tuple[str, str | None]]:
-    """``(platform, device)`` of the file's items: one per platform (and device profile); in a
-    legacy directory, only those whose device runs this file of it (docs/upstream.md, Trail files)."""
-    platforms = item_platforms(trail, settings)
-    layout = legacy_dir(config, path)
-    if layout is None:
-        return item_devices(platforms, settings)
-    serves = layout.platforms_for(path, platforms)
-    candidates = item_devices([p for p in PLATFORMS if p in serves], settings)
-    return [(p, d) for p, d in candidates if runs_here(layout, path, p, d, settings)]
-
-
-def runs_here(layout: TrailDir, path: Path, platform: str, device: str | None, settings: Settings) -> bool:
-    """Whether the item of ``platform`` (on ``device``) runs this file of the directory."""
-    profile = settings.appium.profiles.get(device or "")
-    segments = profile.segments if profile is not None else (platform,)
-    return layout.file_for(platform, segments) == path
+def layouts(config: pytest.Config) -> Layouts:
+    """The legacy folder layouts this run has read (each folder once)."""
+    return config.stash.setdefault(LAYOUTS_KEY, {})
 
 
 class TrailFile(pytest.File):
@@ -178,10 +170,10 @@ class TrailFile(pytest.File):
         )
         workspace = workspace_for(self.config, self.path)
         target, unknown_target = trail_target(trail, workspace)
-        pairs = item_pairs(self.config, self.path, trail, settings)
+        pairs = item_pairs(layouts(self.config), self.path, trail, settings)
         platforms = tuple(dict.fromkeys(platform for platform, _ in pairs))
         problems = [unknown_target] if unknown_target else []
-        problems += static_problems(self.config, trail, workspace, target, platforms)
+        problems += preflight(self.config).problems(trail, workspace, target, platforms)
         config_dir = workspace.config_dir if workspace else None
         code = code_roots(self.config.rootpath, config_dir, settings.allow_outside_code)
         problems += script_problems(trail, self.path.parent, code)
@@ -240,6 +232,11 @@ class TrailItem(pytest.Function):
         self.trail_id = self.name.rsplit("[", 1)[0]  # config.id, or the path, with secrets masked
         self.workspace: Workspace | None = None
         self.target: Target | None = None
+
+    def facts(self) -> ItemFacts:
+        """The item as the session sees it."""
+        facts = (self.nodeid, self.name, self.trail_id, self.trail, self.path, self.platform)
+        return ItemFacts(*facts, workspace=self.workspace, target=self.target)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         """The trail's file and line: the failing step's line once a step has failed."""
@@ -317,32 +314,6 @@ def display_path(path: Path, config: pytest.Config) -> str:
         return str(path)
 
 
-def trail_name(trail: Trail, path: Path, rootpath: Path) -> str:
-    """``config.id``, else the upstream short name: the path after ``/trails/``, no suffix."""
-    if trail.config.id:
-        return trail.config.id
-    posix = path.as_posix()
-    short = posix.rsplit("/trails/", 1)[1] if "/trails/" in posix else _relative(path, rootpath)
-    if path.name in (DEFINITION, BLAZE) or classifier_from_filename(path.name):
-        return short.rsplit("/", 1)[0] if "/" in short else path.parent.name
-    return short.removesuffix(".trail.yaml")
-
-
-def _relative(path: Path, rootpath: Path) -> str:
-    try:
-        return path.relative_to(rootpath).as_posix()
-    except ValueError:
-        return path.as_posix()
-
-
-def item_platforms(trail: Trail, settings: Settings) -> tuple[str, ...]:
-    """Platforms from the trail's classifiers; a trail naming none runs on the default platform."""
-    platforms = trail.platforms()
-    if platforms:
-        return tuple(p for p in PLATFORMS if p in platforms)
-    return (settings.default_platform,)
-
-
 def mark_item(item: TrailItem, trail: Trail, platform: str, settings: Settings) -> None:
     """Platform, tag and ``trailblaze`` markers, and the skips known before anything runs."""
     config = item.config
@@ -366,43 +337,9 @@ def mark_item(item: TrailItem, trail: Trail, platform: str, settings: Settings) 
         item.add_marker(pytest.mark.skip(reason=reason))
 
 
-def driver_pin(trail: Trail, platform: str, settings: Settings) -> str | None:
-    """The driver enum name pinned for this platform (``--trailblaze-driver`` wins)."""
-    if settings.driver_override:
-        kind = driver_type(settings.driver_override)
-        if kind is not None and kind.platform == platform:
-            return kind.name
-    hit = resolve(trail.config.devices, (platform,))
-    if hit:
-        return hit[1]
-    narrower = [pin for key, pin in trail.config.devices.items() if platform_of(key) == platform]
-    if narrower:
-        return narrower[0]  # e.g. `ios-iphone: IOS_HOST`; the live device decides at run time
-    if trail.config.driver:
-        kind = driver_type(trail.config.driver)
-        return kind.name if kind is not None and kind.platform == platform else None
-    return None
-
-
 def note_pin(config: pytest.Config, pin: str, platform: str, nodeid: str) -> None:
     native = NATIVE_DRIVERS.get(platform)
     if pin != native:
         config.stash.setdefault(PIN_NOTES_KEY, {}).setdefault(pin, set()).add(nodeid)
 
 
-def skip_reason(trail: Trail, platform: str) -> str | None:
-    """``config.skip`` for the platform (closest-wins).
-
-    A platform without a driver is not skipped here: a ``pytest_trailblaze_make_driver`` hook may
-    still provide one, and only the ``trailblaze_driver`` fixture asks it.
-    """
-    skips = trail.config.skip
-    if skips:
-        if not trail.classifiers():
-            reasons = [r.strip() for r in skips.values() if r.strip()]
-            if reasons:
-                return f"config.skip: {reasons[0]}"
-        hit = resolve(skips, (platform,))
-        if hit and hit[1].strip():
-            return f"config.skip for {hit[0]}: {hit[1].strip()}"
-    return None

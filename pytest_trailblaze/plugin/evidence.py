@@ -15,63 +15,35 @@ Per item (on the process that runs it, an xdist worker included):
 from __future__ import annotations
 
 import base64
-import json
 import shutil
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ..core.context import ToolContext
-from ..core.runner import ResolvedStep
+from ..core.run.runner import ResolvedStep
+from ..core.tooling.context import ToolContext
 from ..evidence.progress import short, step_table
 from ..evidence.records import StepRecord, StepRecorder
-from ..evidence.summary import RECORD_FORMAT, RECORD_NAME, RECORD_SHAPE, list_artifacts, write_json
+from ..session.artifacts import artifacts_dir
+from ..session.run_evidence import ItemEvidence, build_record
+from ..session.settings import Settings
 from .collection import TrailItem
 from .evidence_options import evidence_of
-from .masking import masker_of
-from .options import worker_id
-from .progress import LiveProgress
-from .session import item_artifacts
+from .live_progress import LiveProgress
+from .options import SETTINGS_KEY, worker_id
+from .output_masking import masker_of
 
 PROGRESS_KEY = pytest.StashKey[LiveProgress]()
 ITEM_KEY = pytest.StashKey["ItemEvidence"]()
 SECTION = "trailblaze steps"
 
 
-@dataclass
-class ItemEvidence:
-    """What one item's run left: its step records, phase outcomes, failure text, notes."""
-
-    recorder: StepRecorder
-    folder: Path
-    phases: dict[str, str] = field(default_factory=dict)
-    started_at: float | None = None
-    duration_s: float = 0.0
-    failure: str | None = None
-    notes: list[str] = field(default_factory=list)
-    #: Where each property sits in ``item.user_properties``, and the list's length when it was last
-    #: written here (see ``step_property``).
-    places: dict[str, int] = field(default_factory=dict)
-    written_length: int = -1
-
-    def step_property(self, properties: list[tuple[str, Any]], name: str, value: str) -> None:
-        """Set the property ``name`` of ``properties`` in place: one step's update costs a lookup,
-        not a copy of the list (a 20,000-step trail was quadratic here). A list someone else
-        changed meanwhile (``TrailRun.publish`` rebuilds it) is indexed once again."""
-        place = self.places.get(name)
-        stale = place is not None and (place >= len(properties) or properties[place][0] != name)
-        if stale or (place is None and len(properties) != self.written_length):
-            self.places = {key: index for index, (key, _) in enumerate(properties)}
-            place = self.places.get(name)
-        if place is None:
-            place = self.places[name] = len(properties)
-            properties.append((name, value))
-        else:
-            properties[place] = (name, value)
-        self.written_length = len(properties)
+def item_artifacts(item: pytest.Item, settings: Settings | None = None) -> Path:
+    """The artifacts folder of a trail item: its test id, secrets masked, under the output folder
+    of ``settings`` (the run's unless a ``trailblaze_settings`` override hands others)."""
+    chosen = settings if settings is not None else item.config.stash[SETTINGS_KEY]
+    return artifacts_dir(chosen, masker_of(item.config).name(item.nodeid))
 
 
 def item_evidence(item: TrailItem) -> ItemEvidence:
@@ -160,7 +132,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if shows_steps:
         _html_extras(item, evidence, report)
     if call.when == "teardown":
-        report.trailblaze_record = _finish_record(item, evidence)
+        worker, masker = worker_id(item.config), masker_of(item.config)
+        facts, properties = item.facts(), item.user_properties
+        report.trailblaze_record = build_record(evidence, facts, properties, worker=worker, masker=masker)
     return report
 
 
@@ -171,55 +145,6 @@ def _note_phase(evidence: ItemEvidence, call: pytest.CallInfo[None], report: pyt
     evidence.phases[call.when] = "xfailed" if hasattr(report, "wasxfail") else report.outcome
     if report.failed and evidence.failure is None:
         evidence.failure = report.longreprtext
-
-
-def outcome(phases: dict[str, str]) -> str:
-    """One word for the item, as pytest counts it: error for setup / teardown failures."""
-    if phases.get("setup") == "failed" or phases.get("teardown") == "failed":
-        return "error"
-    for phase in ("setup", "call"):
-        if phases.get(phase) in ("skipped", "xfailed"):
-            return "xfailed" if phases[phase] == "xfailed" else "skipped"
-    return phases.get("call", "passed")
-
-
-def _finish_record(item: TrailItem, evidence: ItemEvidence) -> dict[str, Any]:
-    """The trail's record, written to its artifacts folder (unless it skipped) and returned."""
-    recorder, folder = evidence.recorder, evidence.folder
-    failing = recorder.failed
-    if failing is not None and failing.screenshot is None and (folder / "failure.png").is_file():
-        failing.screenshot = "failure.png"
-    kept = outcome(evidence.phases) not in ("skipped", "xfailed")  # skipped trails: in the summary only
-    if kept:
-        folder.mkdir(parents=True, exist_ok=True)
-    props = dict(item.user_properties)
-    record = {
-        "format": RECORD_FORMAT,
-        "nodeid": item.nodeid,
-        "name": item.name,
-        "trail_id": item.trail_id,
-        "title": item.trail.config.title or None,
-        "file": item.trail.path,
-        "platform": item.platform,
-        "classifier": props.get("classifier"),
-        "driver": props.get("driver"),
-        "worker": worker_id(item.config),
-        "outcome": outcome(evidence.phases),
-        "started_at": _iso(evidence.started_at) if evidence.started_at else None,
-        "duration_s": round(evidence.duration_s, 3),
-        "steps": [s.as_dict() for s in recorder.steps],
-        "failure": evidence.failure,
-        "artifacts_dir": _display(folder) if kept else None,
-        "record_path": _display(folder / RECORD_NAME) if kept else None,
-        "artifacts": list_artifacts(folder) + ([{"kind": "record", "path": RECORD_NAME}] if kept else []),
-        "notes": list(evidence.notes),
-        "properties": {k: str(v) for k, v in item.user_properties},
-    }
-    record = json.loads(json.dumps(record, default=str))  # plain values only: xdist ships it as is
-    masker = masker_of(item.config)
-    if kept:
-        write_json(folder / RECORD_NAME, record, masker, RECORD_SHAPE)
-    return masker.value(record, RECORD_SHAPE)
 
 
 def _html_extras(item: TrailItem, evidence: ItemEvidence, report: pytest.TestReport) -> None:
@@ -243,12 +168,3 @@ def _html_extras(item: TrailItem, evidence: ItemEvidence, report: pytest.TestRep
     report.extras = extras
 
 
-def _iso(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds")
-
-
-def _display(path: Path) -> str:
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)

@@ -7,11 +7,11 @@ on-failure`` (the older spelling) still works.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from ..session.settings import EvidenceSettings
 from . import playwright_compat
 from .options import _Given
 
@@ -20,33 +20,6 @@ SCREENSHOT = ("on", "off", "only-on-failure")
 RECORDING = ("on", "off", "retain-on-failure")
 #: Older values still accepted, and what they mean now.
 _SCREENSHOT_ALIASES = {"on-failure": "only-on-failure"}
-
-
-@dataclass(frozen=True)
-class EvidenceSettings:
-    """What evidence the run keeps; every field defaults to the cheapest useful choice."""
-
-    #: Where the self-contained HTML report goes (None: no report).
-    report: Path | None = None
-    #: ``on``: after every step; ``only-on-failure`` (default): when a trail fails; ``off``.
-    screenshot: str = "only-on-failure"
-    #: Playwright traces of web trails: ``on``, ``off`` (default) or ``retain-on-failure``.
-    tracing: str = "off"
-    #: Videos (Playwright web, Appium screen recording): ``on``, ``off`` or ``retain-on-failure``.
-    video: str = "off"
-
-    @property
-    def failure_screenshot(self) -> bool:
-        return self.screenshot != "off"
-
-    @property
-    def step_screenshots(self) -> bool:
-        return self.screenshot == "on"
-
-    @staticmethod
-    def keep(mode: str, failed: bool) -> bool:
-        """Whether a trace or video recorded under ``mode`` is kept for a trail that ``failed``."""
-        return mode == "on" or (mode == "retain-on-failure" and failed)
 
 
 def add_options(parser: pytest.Parser) -> None:

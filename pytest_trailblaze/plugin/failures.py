@@ -24,7 +24,7 @@ from _pytest._code.code import ReprEntryNative, ReprExceptionInfo, ReprFileLocat
 
 from ..core.errors import StepFailure, TrailblazeError, first_line
 from ..core.masking import Masker
-from ..core.runner import ResolvedStep, StepFailureInfo, step_headline
+from ..core.run.runner import ResolvedStep, StepFailureInfo, step_headline
 
 
 def step_assertion(failure: StepFailure, step: ResolvedStep | None, masker: Masker) -> AssertionError:

@@ -14,21 +14,25 @@ from typing import Any
 
 import pytest
 
-from ..core.context import DeviceInfo
-from ..core.devices import driver_type
 from ..core.errors import DriverError
-from ..core.memory import Memory
-from ..core.registry import ToolRegistry
+from ..core.tooling.context import DeviceInfo
+from ..core.tooling.memory import Memory
+from ..core.tooling.registry import ToolRegistry
+from ..core.trail.devices import driver_type
 from ..drivers.appium import AppiumHost
 from ..drivers.playwright import BrowserHost, BrowserOptions, WebDriver
 from ..mcp.toolsets import McpToolsets
+from ..session.memory_seed import seed_memory
+from ..session.registries import SessionRegistries, ToolCatalog
+from ..session.trailrun import TrailRun
 from ..workspace import Workspace
-from . import playwright_compat, recordings
-from .collection import NO_DRIVER, TrailItem
-from .devices import LEASES_KEY, appium_driver
-from .masking import masker_of
+from . import playwright_compat, trace_video
+from .collection import CATALOG_KEY, NO_DRIVER, TrailItem, warn_at
+from .device_matrix import LEASES_KEY, appium_driver
+from .evidence import item_artifacts
+from .item_runs import ItemHooks, run_setup, skips_as_pytest
 from .options import SETTINGS_KEY, Settings, worker_id
-from .session import CATALOG_KEY, SessionRegistries, ToolCatalog, TrailRun, seed_memory
+from .output_masking import masker_of
 
 
 def _trail_item(request: pytest.FixtureRequest, fixture: str) -> TrailItem:
@@ -54,7 +58,7 @@ def trailblaze_browser_options(
     ``browser_type_launch_args`` fixture apply where ``--trailblaze-*`` options say nothing.
     """
     options = playwright_compat.browser_options(request, trailblaze_settings.browser)
-    return recordings.browser_options(options, request.config)
+    return trace_video.browser_options(options, request.config)
 
 
 @pytest.fixture(scope="session")
@@ -150,6 +154,7 @@ def trailblaze_sessions(
         pytestconfig.hook,
         trailblaze_mcp_toolsets,
         strict=trailblaze_settings.strict,
+        warn=warn_at,
     )
 
 
@@ -278,14 +283,19 @@ def trailblaze_run(
 ) -> TrailRun:
     """The trail run of this item, with its trailhead done (a trailhead failure is an ERROR)."""
     item = _trail_item(request, "trailblaze_run")
-    run = TrailRun(
-        item,
-        trailblaze_driver,
-        trailblaze_device_info,
-        trailblaze_registry,
-        trailblaze_memory,
-        trailblaze_settings,
-    )
+    setup = run_setup(request.config, trailblaze_settings)
+    artifacts = item_artifacts(item, trailblaze_settings)
+    with skips_as_pytest():
+        run = TrailRun(
+            item.facts(),
+            trailblaze_driver,
+            trailblaze_device_info,
+            trailblaze_registry,
+            trailblaze_memory,
+            setup,
+            hooks=ItemHooks(item),
+            artifacts=artifacts,
+        )
     scope = SessionRegistries.scope(
         item.workspace, item.target, trailblaze_device_info, trailblaze_settings.agent_mode
     )

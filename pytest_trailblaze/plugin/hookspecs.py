@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from ..core.context import ToolContext
-    from ..core.runner import ResolvedStep
-    from ..core.tooldef import ToolResult
-    from .session import ToolCatalog
+    from ..core.run.runner import ResolvedStep
+    from ..core.tooling.context import ToolContext
+    from ..core.tooling.tooldef import ToolResult
+    from ..session.registries import ToolCatalog
 
 hookspec = pytest.hookspec
 

@@ -6,7 +6,7 @@ A linked folder whose target lies outside the rootdir and the paths the run was 
 collected; a warning names it, so nothing is skipped in silence. A link pytest would pass over
 anyway (a ``norecursedirs`` name such as a linked ``node_modules``, or a folder beside the paths the
 run was given) gets no warning: nothing of it would have been collected. The same roots bound the
-trail files collection reads (``core.files.read_source``).
+trail files collection reads (``core.system.files.read_source``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from ..core.files import inside
+from ..core.system.files import inside
 from .collection import TrailblazeWarning
 from .tags import trail_roots
 

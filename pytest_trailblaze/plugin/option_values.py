@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from ..core.devices import DRIVER_TYPES, driver_type
-from ..core.files import DEFAULT_MAX_BYTES, FileRefused, parse_size, read_source
-from ..core.yamlsource import load_value
+from ..core.system.files import DEFAULT_MAX_BYTES, FileRefused, parse_size, read_source
+from ..core.trail.devices import DRIVER_TYPES, driver_type
+from ..core.trail.yamlsource import load_value
 from ..drivers.profiles import DeviceProfile, read_profiles
 
 

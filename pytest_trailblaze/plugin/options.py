@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ..core.errors import ConfigurationError
-from ..core.files import DEFAULT_MAX_BYTES
-from ..core.loader import TRAIL_FILE_PATTERNS
+from ..core.trail.parse import TRAIL_FILE_PATTERNS
 from ..drivers import remote
 from ..drivers.appium import AppiumSettings
 from ..drivers.appium_server import APPIUM_LOG_LEVELS
 from ..drivers.playwright import BrowserOptions
 from ..mcp.server import DEFAULT_CALL_S, handshake_timeout_default
+from ..session.settings import Settings
 from .option_values import (
     args_file,
     driver_name,
@@ -33,41 +31,6 @@ from .option_values import (
 
 SETTINGS_KEY = pytest.StashKey["Settings"]()
 BROWSERS = ("chromium", "firefox", "webkit")
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Everything the plugin was told; nothing else reads pytest options.
-
-    Built only by ``resolve_settings``: the defaults live with the options and ini keys.
-    """
-
-    patterns: tuple[str, ...]
-    output_dir: Path
-    browser: BrowserOptions
-    memory: Mapping[str, str]
-    secrets: Mapping[str, str] = field(repr=False)  # never in a repr: tracebacks show locals
-    args: Mapping[str, Any]
-    agent_steps: str
-    default_platform: str
-    agent_mode: str
-    driver_override: str | None
-    full_trace: bool
-    config_dir: Path | None
-    strict: bool
-    #: Python files named by trails and tool files may lie outside the workspace root.
-    allow_outside_code: bool
-    mcp_handshake_timeout: float
-    mcp_call_timeout: float
-    appium: AppiumSettings
-    #: Trail and workspace files larger than this are refused (``--trailblaze-max-file-size``).
-    max_file_bytes: int = DEFAULT_MAX_BYTES
-    #: Folders ``file://`` URLs may open besides the trail's workspace and the rootdir.
-    file_url_roots: tuple[Path, ...] = ()
-
-    def args_for(self, declared: Mapping[str, Any]) -> dict[str, Any]:
-        """The ``--trailblaze-arg`` / args-file values a trail declares (others belong to other trails)."""
-        return {k: v for k, v in self.args.items() if k in declared}
 
 
 def add_options(parser: pytest.Parser) -> None:

@@ -10,8 +10,8 @@ import pytest
 from ..core.errors import TrailblazeError
 from .collection import DECLARED_ARGS_KEY, PIN_NOTES_KEY, TrailFile, TrailItem
 from .failures import report_location
-from .masking import mask_report, mask_streams, release_terminal
 from .options import SETTINGS_KEY
+from .output_masking import mask_report, mask_streams, release_terminal
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

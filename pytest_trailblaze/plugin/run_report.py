@@ -16,10 +16,10 @@ import pytest
 
 from ..evidence.html import render
 from ..evidence.summary import RECORD_SHAPE, SUMMARY_SHAPE, outcome_counts, summary, write_json, write_text
+from ..session.run_evidence import pixel_warning
 from .evidence_options import evidence_of
-from .masking import masker_of
 from .options import SETTINGS_KEY
-from .recordings import pixel_warning
+from .output_masking import masker_of
 
 SUMMARY_NAME = "summary.json"
 #: Evidence kinds the end-of-run section names for a trail that did not pass.

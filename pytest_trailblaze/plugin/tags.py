@@ -14,56 +14,21 @@ collected.
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable
 from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
 
 from ..core.errors import TrailblazeError
-from ..core.files import is_regular, read_source
-from ..core.legacy import is_blaze_definition
-from ..core.loader import classifier_from_filename, parse_trail
-from ..core.model import Trail
+from ..core.system.files import read_source
+from ..core.trail.model import Trail
+from ..core.trail.parse import classifier_from_filename, parse_trail
+from ..session.trail_walk import EnvReads, trail_paths
 from .options import SETTINGS_KEY
 
 _TAGS_KEY = pytest.StashKey[set[str]]()
-
-
-class EnvReads(Mapping[str, str]):
-    """``os.environ`` as the ``{{NAME}}`` pass of a trail reads it, remembering each name it asked
-    for with the value it found (None: unset), and the working folder (``{{CWD}}``)."""
-
-    def __init__(self) -> None:
-        self.seen: dict[str, str | None] = {}
-        self.cwd = Path.cwd()
-        #: Whether the whole environment was listed: then no name is known to be unread.
-        self.listed = False
-
-    def __getitem__(self, name: str) -> str:
-        self.seen[name] = os.environ.get(name)
-        return os.environ[name]
-
-    def __contains__(self, name: object) -> bool:
-        if not isinstance(name, str):
-            return False
-        self.seen[name] = os.environ.get(name)
-        return name in os.environ
-
-    def __iter__(self) -> Iterator[str]:
-        self.listed = True
-        return iter(dict(os.environ))
-
-    def __len__(self) -> int:
-        return len(os.environ)
-
-    def unchanged(self) -> bool:
-        """Whether every name read still has the value it had (and the working folder, if read)."""
-        if self.listed or ("CWD" in self.seen and Path.cwd() != self.cwd):
-            return False
-        return all(os.environ.get(name) == value for name, value in self.seen.items())
 
 
 #: Trails read before collection: path -> (size and modification time, trail, environment read).
@@ -93,8 +58,10 @@ def register_all_tags(config: pytest.Config, shown: Callable[[Path], str]) -> No
     """Read every trail under the run's paths and register its tags (``shown`` names a path in
     messages, exactly as collection names it)."""
     read = config.stash.setdefault(_READ_KEY, {})
-    limit, roots = config.stash[SETTINGS_KEY].max_file_bytes, trail_roots(config)
-    for path in trail_paths(config):
+    settings = config.stash[SETTINGS_KEY]
+    limit, roots = settings.max_file_bytes, trail_roots(config)
+    found = trail_paths(config.args, config.invocation_params.dir, settings.patterns, _skipper(config))
+    for path in found:
         env = EnvReads()
         try:
             text = read_source(path, limit=limit, root=roots)
@@ -132,43 +99,6 @@ def read_before(config: pytest.Config, path: Path) -> Trail | None:
 def _stamp(path: Path) -> tuple[int, int]:
     stat = path.stat()
     return stat.st_size, stat.st_mtime_ns
-
-
-def trail_paths(config: pytest.Config) -> Iterator[Path]:
-    """Trail files under the run's arguments (or ``testpaths``), skipping what pytest skips by
-    default: ``norecursedirs``, virtualenvs, ``--ignore`` and ``--ignore-glob``."""
-    settings = config.stash[SETTINGS_KEY]
-    skip = _skipper(config)
-
-    def wanted(path: Path) -> bool:
-        # A file this process may not read, a pipe, a device or a link that loops is none of ours
-        # here: collection says what it is (``collection.broken_trail_links``).
-        try:
-            return _is_trail(path, settings.patterns) and is_regular(path) and not skip(path)
-        except (OSError, RuntimeError):
-            return False
-
-    for arg in config.args:
-        top = Path(config.invocation_params.dir, arg.split("::", 1)[0])
-        try:
-            is_file = top.is_file()
-        except OSError:
-            continue
-        if is_file:
-            if wanted(top):
-                yield top
-            continue
-        for folder, dirs, files in os.walk(top):  # unreadable folders are passed over
-            here = Path(folder)
-            dirs[:] = sorted(d for d in dirs if not skip(here / d, directory=True))
-            yield from (here / name for name in sorted(files) if wanted(here / name))
-
-
-def _is_trail(path: Path, patterns: tuple[str, ...]) -> bool:
-    name = path.name
-    if name == "trailblaze.yaml":
-        return False
-    return any(fnmatch(name, pattern) for pattern in patterns) or is_blaze_definition(path)
 
 
 def _skipper(config: pytest.Config) -> Callable[..., bool]:

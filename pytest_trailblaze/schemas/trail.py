@@ -15,11 +15,11 @@ import json
 import re
 from typing import Any
 
-from ..core.devices import DRIVER_TYPES, PLATFORMS, SEGMENT_PLATFORMS
-from ..core.loader import ROOT_KEYS, STEP_KEYS, TRAILHEAD_KEYS
-from ..core.naming import RESERVED_NAMES, WIRE_RE
-from ..core.registry import ANNOTATION_ARGS
-from ..core.trailconfig import (
+from ..core.tooling.registry import ANNOTATION_ARGS
+from ..core.trail.devices import DRIVER_TYPES, PLATFORMS, SEGMENT_PLATFORMS
+from ..core.trail.naming import RESERVED_NAMES, WIRE_RE
+from ..core.trail.parse import ROOT_KEYS, STEP_KEYS, TRAILHEAD_KEYS
+from ..core.trail.trailconfig import (
     _ARG_KEYS,
     _ARG_NAME,
     _SOURCE_BRIDGE,
@@ -28,7 +28,7 @@ from ..core.trailconfig import (
     UNIFIED_CONFIG_KEYS,
     V1_CONFIG_KEYS,
 )
-from ..core.v1format import V1_ITEM_KEYS, V1_STEP_KEYS
+from ..core.trail.v1format import V1_ITEM_KEYS, V1_STEP_KEYS
 
 REF = "#/$defs/"
 SCALAR = {"type": ["string", "number", "boolean"]}

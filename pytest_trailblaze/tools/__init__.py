@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ..core.tooldef import Tool
+from ..core.tooling.tooldef import Tool
 
 
 def builtin_tools() -> list[Tool]:
     """Every built-in tool; the registry rejects those a session's platform cannot run."""
-    from . import common, memory, mobile, mobile_device, mobile_input, script, web
+    from . import common, memory_tools, mobile, mobile_device, mobile_input, script, web
 
     mobiles = (*mobile.TOOLS, *mobile_input.TOOLS, *mobile_device.TOOLS)
-    return [*common.TOOLS, *memory.TOOLS, *mobiles, *script.TOOLS, *web.TOOLS]
+    return [*common.TOOLS, *memory_tools.TOOLS, *mobiles, *script.TOOLS, *web.TOOLS]

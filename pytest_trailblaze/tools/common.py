@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import time
 
-from ..core.context import ToolContext
 from ..core.errors import UnsupportedToolError
-from ..core.tooldef import CaseInsensitiveEnum, tool
+from ..core.tooling.context import ToolContext
+from ..core.tooling.tooldef import CaseInsensitiveEnum, tool
 from .limits import Seconds
 from .snapshot import take_snapshot
 

@@ -13,8 +13,8 @@ from typing import Annotated
 from pydantic import AfterValidator, Field, ValidationInfo
 from pydantic_core import PydanticCustomError
 
-from ..core.nodeselector import MAX_INDEX as MAX_INDEX
-from ..core.nodeselector import Index as Index
+from ..core.trail.nodeselector import MAX_INDEX as MAX_INDEX
+from ..core.trail.nodeselector import Index as Index
 
 #: A fixed wait longer than this is a stuck trail, not a recording.
 MAX_WAIT_SECONDS = 600

@@ -10,12 +10,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..core.context import ToolContext
 from ..core.errors import FatalToolError, ToolArgumentError, ToolFailure
-from ..core.nodeselector import NodeSelector
-from ..core.tooldef import CaseInsensitiveEnum, ToolResult, tool
+from ..core.screen.node_selectors import Node, describe, matches_pattern
+from ..core.tooling.context import ToolContext
+from ..core.tooling.tooldef import CaseInsensitiveEnum, ToolResult, tool
+from ..core.trail.nodeselector import NodeSelector
 from ..drivers.appium import MobileDriver
-from ..drivers.selectors import Node, describe, matches_pattern
 from .limits import Index, TimeoutMs
 
 MOBILE = ("android", "ios")

@@ -13,8 +13,8 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from ..core.context import ToolContext
 from ..core.errors import ToolArgumentError, ToolFailure
+from ..core.tooling.context import ToolContext
 from ..drivers.appium_commands import EXTRA_TYPES, PACKAGE_ID
 from .mobile import mobile, mobile_tool
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import random
 import time
 
-from ..core.context import ToolContext
 from ..core.errors import ToolFailure
-from ..core.tooldef import CaseInsensitiveEnum
+from ..core.screen.node_selectors import Node, describe
+from ..core.tooling.context import ToolContext
+from ..core.tooling.tooldef import CaseInsensitiveEnum
 from ..drivers.appium import MobileDriver
-from ..drivers.selectors import Node, describe
 from .common import Direction
 from .limits import Count, Digits, DurationMs, Index, Percent, Pixels
 from .mobile import mobile, mobile_tool, parse_relative, shown_text, text_selector

@@ -14,10 +14,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..core.context import ToolContext
 from ..core.errors import ToolFailure
-from ..core.pycall import ImportFailure, resolve_callable, run_script
-from ..core.tooldef import tool
+from ..core.system.pycall import ImportFailure, resolve_callable
+from ..core.tooling.context import ToolContext
+from ..core.tooling.scripts import run_script
+from ..core.tooling.tooldef import tool
 
 
 @tool(source="builtin", toolset="meta", surface_to_llm=False, is_recordable=False)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from ..core.context import ToolContext
 from ..core.errors import FatalToolError
+from ..core.tooling.context import ToolContext
 
 
 def snapshot_stem(screen_name: str) -> str:

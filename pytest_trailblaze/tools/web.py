@@ -13,13 +13,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..core.context import ToolContext
-from ..core.devices import WEB_DRIVER_KEYS
 from ..core.errors import FatalToolError, ToolFailure, first_line
-from ..core.nodeselector import NodeSelector
-from ..core.tooldef import CaseInsensitiveEnum, tool
+from ..core.screen.node_selectors import java_quotes
+from ..core.tooling.context import ToolContext
+from ..core.tooling.tooldef import CaseInsensitiveEnum, tool
+from ..core.trail.devices import WEB_DRIVER_KEYS
+from ..core.trail.nodeselector import NodeSelector
 from ..drivers.playwright import WebDriver
-from ..drivers.selectors import java_quotes
 from .common import Direction
 from .limits import NavigationUrl, Pixels, PlaywrightTimeoutMs, TimeoutMs, ViewportPixels, WholeSeconds
 from .snapshot import take_snapshot

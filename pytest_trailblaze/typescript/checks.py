@@ -28,10 +28,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.errors import Problem
-from ..core.files import FileRefused, inside, read_source
-from ..core.model import SourceSpan
-from ..core.tooldef import ToolDescriptor
+from ..core.errors import Problem, SourceSpan
+from ..core.system.files import FileRefused, inside, read_source
+from ..core.tooling.tooldef import ToolDescriptor
 from ..workspace.model import Target, Workspace
 from . import ASSETS
 from .analysis import analyze

@@ -23,11 +23,10 @@ from typing import Any
 
 from yaml.nodes import MappingNode
 
-from ..core.errors import Problem
-from ..core.files import DEFAULT_MAX_BYTES, FileRefused, read_source, refusal
-from ..core.model import SourceSpan
-from ..core.pycall import ALLOW_OUTSIDE_OPTION, CodeRoots
-from ..core.yamlsource import Source
+from ..core.errors import Problem, SourceSpan
+from ..core.system.files import DEFAULT_MAX_BYTES, FileRefused, read_source, refusal
+from ..core.system.pycall import ALLOW_OUTSIDE_OPTION, CodeRoots
+from ..core.trail.yamlsource import Source
 from .analysis import Analysis, TypedExport, analyze
 from .runtime import NO_TYPESCRIPT, find_node, find_typescript
 from .sidecars import MissingScript, SidecarTool, is_sidecar, read_sidecar

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.context import DeviceInfo
 from ..core.errors import ConfigurationError, FatalToolError, ToolFailure, ToolServerError
-from ..core.tooldef import ToolResult
+from ..core.tooling.context import DeviceInfo
+from ..core.tooling.tooldef import ToolResult
 from ..mcp.callbacks import envelope
 from ..mcp.launch import LaunchSpec
 from ..mcp.results import memory_writes

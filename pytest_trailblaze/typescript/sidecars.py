@@ -15,9 +15,8 @@ from typing import Any
 from pydantic import Field
 from yaml.nodes import Node
 
-from ..core.errors import Problem
-from ..core.model import SourceSpan
-from ..core.yamlsource import Source
+from ..core.errors import Problem, SourceSpan
+from ..core.trail.yamlsource import Source
 from ..workspace.schema import Strict, node_at, validate
 
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")

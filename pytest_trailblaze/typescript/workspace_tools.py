@@ -16,14 +16,14 @@ from typing import Any
 from yaml.nodes import Node, SequenceNode
 
 from ..core.errors import Problem
-from ..core.naming import check_tool_name
-from ..core.yamlsource import Source, did_you_mean
+from ..core.trail.naming import check_tool_name
+from ..core.trail.yamlsource import Source, did_you_mean
 from ..workspace.model import Workspace
 from ..workspace.schema import TrailmapManifest, node_at
 from .clientdts import LOOSE_ENTRY, TypeWriter, builtin_digest, map_entries
 from .discovery import ToolMap, TsToolDef, discover
 from .sidecars import is_sidecar
-from .tools import TsTool
+from .ts_tools import TsTool
 
 Loaded = tuple[TrailmapManifest, Node, Source, Path]
 

@@ -1,10 +1,10 @@
 """Workspaces: ``trails/config`` folders of trailmaps, targets, toolsets and tool files
 (docs/guides/tools.md, The workspace)."""
 
+from .file_tools import build_tools
 from .loader import WorkspaceLoader, code_roots, find_config_dir, load_file, workspace_root
 from .model import Target, ToolDef, Workspace, trail_target
 from .toolbox import enabled_toolsets, toolbox
-from .tools import build_tools
 
 __all__ = [
     "Target",

@@ -8,7 +8,7 @@ these defaults wholesale, as upstream.
 
 from __future__ import annotations
 
-from ..core.devices import WEB_DRIVER_KEYS
+from ..core.trail.devices import WEB_DRIVER_KEYS
 from .schema import PlatformConfig, ToolsetConfig
 
 MOBILE_DRIVERS = [

@@ -12,9 +12,8 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePosixPath
 
-from ..core.errors import Problem
-from ..core.files import glob_inside, inside, is_regular, refusal
-from ..core.model import SourceSpan
+from ..core.errors import Problem, SourceSpan
+from ..core.system.files import glob_inside, inside, is_regular, refusal
 
 
 def workspace_matches(

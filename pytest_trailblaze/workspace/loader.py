@@ -14,12 +14,12 @@ from typing import Any
 
 from yaml.nodes import MappingNode, Node, SequenceNode
 
-from ..core.errors import Problem
-from ..core.files import DEFAULT_MAX_BYTES, FileRefused, glob_inside, inside, read_source
-from ..core.model import SourceSpan
-from ..core.naming import SCOPING_TAG, check_tool_name, check_trailmap_id, unscoped_tools
-from ..core.pycall import CodeRoots
-from ..core.yamlsource import Source, did_you_mean, is_null
+from ..core.errors import Problem, SourceSpan
+from ..core.system.files import DEFAULT_MAX_BYTES, FileRefused, glob_inside, inside, read_source
+from ..core.system.pycall import CodeRoots
+from ..core.trail.naming import SCOPING_TAG, check_tool_name, check_trailmap_id, unscoped_tools
+from ..core.trail.yamlsource import Source, did_you_mean, is_null
+from .file_tools import build_tools
 from .globs import workspace_matches
 from .model import Target, ToolDef, Workspace
 from .schema import (
@@ -32,7 +32,6 @@ from .schema import (
 )
 from .servers import mcp_script_roots, outside_script
 from .toolfile import read_tool_definition
-from .tools import build_tools
 
 CONFIG_FILE = "trailblaze.yaml"
 FRAMEWORK_IDS = {"trailblaze", "web", "mobile", "android", "compose", "revyl"}

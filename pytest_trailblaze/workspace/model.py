@@ -6,12 +6,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import Problem
-from ..core.files import DEFAULT_MAX_BYTES
-from ..core.model import SourceSpan, ToolCall, Trail
-from ..core.pycall import CodeRoots
-from ..core.tooldef import Tool
-from ..core.yamlsource import did_you_mean
+from ..core.errors import Problem, SourceSpan
+from ..core.system.files import DEFAULT_MAX_BYTES
+from ..core.system.pycall import CodeRoots
+from ..core.tooling.tooldef import Tool
+from ..core.trail.model import ToolCall, Trail
+from ..core.trail.yamlsource import did_you_mean
 from .framework import FRAMEWORK_DEFAULTS, FRAMEWORK_TOOLSETS
 from .schema import McpServerSpec, PlatformConfig, ToolFile, ToolsetConfig, WorkspaceConfig
 

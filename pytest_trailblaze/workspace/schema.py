@@ -17,9 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from yaml.nodes import MappingNode, Node, SequenceNode
 
 from ..core.docs import docs_page
-from ..core.tooldef import bind_source_text
-from ..core.yamlcore import YamlFloat, YamlInt, plain_values, source_text
-from ..core.yamlsource import Source, did_you_mean
+from ..core.tooling.tooldef import bind_source_text
+from ..core.trail.yamlcore import YamlFloat, YamlInt, plain_values, source_text
+from ..core.trail.yamlsource import Source, did_you_mean
 
 PlatformKey = Literal["android", "ios", "web", "compose", "desktop"]
 ParamType = Literal["string", "integer", "boolean", "number", "array", "object"]

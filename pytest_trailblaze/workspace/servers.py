@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..core.pycall import ALLOW_OUTSIDE_OPTION, CodeRoots, OutsideRoot
+from ..core.system.pycall import ALLOW_OUTSIDE_OPTION, CodeRoots, OutsideRoot
 
 
 def mcp_script_roots(root: Path, allow_outside: bool = False) -> CodeRoots:

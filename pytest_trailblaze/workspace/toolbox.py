@@ -9,8 +9,8 @@ it: a recording may call any registered tool.
 
 from __future__ import annotations
 
-from ..core.registry import ToolRegistry, driver_allowed
-from ..core.tooldef import ToolDescriptor
+from ..core.tooling.registry import ToolRegistry, driver_allowed
+from ..core.tooling.tooldef import ToolDescriptor
 from .model import PLATFORM_KEY, Target, Workspace
 from .schema import PlatformConfig, ToolsetConfig
 

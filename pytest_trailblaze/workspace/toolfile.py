@@ -12,10 +12,10 @@ from pathlib import Path
 from yaml.nodes import Node
 
 from ..core.errors import Problem
-from ..core.pycall import CodeRoots, ImportFailure, OutsideRoot, locate, outside_root_fix
-from ..core.stepgrammar import StepGrammar
-from ..core.tokens import TOKEN, body, strings_in
-from ..core.yamlsource import Source, did_you_mean
+from ..core.system.pycall import CodeRoots, ImportFailure, OutsideRoot, locate, outside_root_fix
+from ..core.trail.stepgrammar import StepGrammar
+from ..core.trail.tokens import TOKEN, body, strings_in
+from ..core.trail.yamlsource import Source, did_you_mean
 from .model import ToolDef
 from .schema import ToolFile, node_at, validate
 

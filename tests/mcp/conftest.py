@@ -20,12 +20,12 @@ from typing import Any
 import pytest
 from sandbox import matching, processes, write
 
-from pytest_trailblaze.core.context import DeviceInfo, ToolContext
+from pytest_trailblaze.core.errors import SourceSpan
 from pytest_trailblaze.core.masking import Masker
-from pytest_trailblaze.core.memory import Memory
-from pytest_trailblaze.core.model import SourceSpan
-from pytest_trailblaze.core.registry import ToolRegistry
-from pytest_trailblaze.core.tooldef import Tool, ToolResult
+from pytest_trailblaze.core.tooling.context import DeviceInfo, ToolContext
+from pytest_trailblaze.core.tooling.memory import Memory
+from pytest_trailblaze.core.tooling.registry import ToolRegistry
+from pytest_trailblaze.core.tooling.tooldef import Tool, ToolResult
 from pytest_trailblaze.mcp import launch
 from pytest_trailblaze.mcp.toolsets import McpToolsets
 from pytest_trailblaze.workspace.model import Target

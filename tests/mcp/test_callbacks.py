@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from pytest_trailblaze.core.memory import Memory
-from pytest_trailblaze.core.registry import recorded_calls
+from pytest_trailblaze.core.tooling.memory import Memory
+from pytest_trailblaze.core.tooling.registry import recorded_calls
 
 
 @pytest.fixture(scope="module")

@@ -17,9 +17,9 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import InvalidSignature
 
 from pytest_trailblaze.core.errors import ToolServerError
-from pytest_trailblaze.core.memory import Memory
+from pytest_trailblaze.core.tooling.memory import Memory
 from pytest_trailblaze.mcp import trailblaze_context
-from pytest_trailblaze.mcp.context import TrailblazeContext
+from pytest_trailblaze.mcp.sdk_context import TrailblazeContext
 
 WEB_DEVICE = {"platform": "web", "widthPixels": 1280, "heightPixels": 800, "driverType": "playwright-native"}
 

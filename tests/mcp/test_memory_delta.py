@@ -12,7 +12,7 @@ import json
 import pytest
 
 from pytest_trailblaze.core.errors import ToolFailure
-from pytest_trailblaze.core.memory import Memory
+from pytest_trailblaze.core.tooling.memory import Memory
 
 
 def _registry(fx, tools: dict):

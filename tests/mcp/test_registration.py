@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from pytest_trailblaze.core.errors import RegistryError, UnknownToolError, UnsupportedToolError
-from pytest_trailblaze.core.registry import recorded_calls
+from pytest_trailblaze.core.tooling.registry import recorded_calls
 from pytest_trailblaze.mcp.launch import SCRIPTING
-from pytest_trailblaze.mcp.tools import McpTool, skip_reason
+from pytest_trailblaze.mcp.server_tools import McpTool, skip_reason
 from pytest_trailblaze.mcp.toolsets import McpToolsets
-from pytest_trailblaze.plugin.session import SessionRegistries, ToolCatalog
+from pytest_trailblaze.session.registries import SessionRegistries, ToolCatalog
 from pytest_trailblaze.tools import builtin_tools
 from pytest_trailblaze.workspace import WorkspaceLoader, toolbox
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pytest_trailblaze.core.loader import parse_trail
+from pytest_trailblaze.core.trail.parse import parse_trail
 
 
 def recorded(call: str) -> tuple[str, dict[str, Any]]:

@@ -32,10 +32,10 @@ from appium import webdriver
 from appium.options.common import AppiumOptions
 from selenium.webdriver.common.by import By
 
-from pytest_trailblaze.core.context import ToolContext
-from pytest_trailblaze.core.memory import Memory
-from pytest_trailblaze.core.registry import ToolRegistry
-from pytest_trailblaze.core.tooldef import ToolResult
+from pytest_trailblaze.core.tooling.context import ToolContext
+from pytest_trailblaze.core.tooling.memory import Memory
+from pytest_trailblaze.core.tooling.registry import ToolRegistry
+from pytest_trailblaze.core.tooling.tooldef import ToolResult
 from pytest_trailblaze.drivers.appium import MobileDriver
 from pytest_trailblaze.tools import builtin_tools
 

@@ -18,10 +18,10 @@ import pytest
 from llm_server import ScriptedModel, call, done, serve
 
 from pytest_trailblaze.agent import AgentLoop, LlmSpec, make_provider
+from pytest_trailblaze.agent.agent_tools import TOOLS
 from pytest_trailblaze.agent.recording import recorded_step
-from pytest_trailblaze.agent.tools import TOOLS
-from pytest_trailblaze.core.loader import parse_trail
-from pytest_trailblaze.core.runner import plan_trail
+from pytest_trailblaze.core.run.runner import plan_trail
+from pytest_trailblaze.core.trail.parse import parse_trail
 
 if TYPE_CHECKING:
     from conftest import AppiumServer, Device

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_trailblaze.core.context import ToolContext
 from pytest_trailblaze.core.errors import ToolArgumentError, ToolFailure
-from pytest_trailblaze.core.loader import parse_trail
-from pytest_trailblaze.core.memory import Memory
-from pytest_trailblaze.core.runner import TrailRunner, plan_trail
+from pytest_trailblaze.core.run.runner import TrailRunner, plan_trail
+from pytest_trailblaze.core.tooling.context import ToolContext
+from pytest_trailblaze.core.tooling.memory import Memory
+from pytest_trailblaze.core.trail.parse import parse_trail
 from pytest_trailblaze.drivers.appium import MobileDriver
 
 if TYPE_CHECKING:  # the fixtures' types; at run time the fixtures come from conftest.py

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_trailblaze.core.context import ToolContext
 from pytest_trailblaze.core.errors import ToolArgumentError, ToolFailure
-from pytest_trailblaze.core.memory import Memory
-from pytest_trailblaze.core.registry import ToolRegistry
+from pytest_trailblaze.core.tooling.context import ToolContext
+from pytest_trailblaze.core.tooling.memory import Memory
+from pytest_trailblaze.core.tooling.registry import ToolRegistry
 from pytest_trailblaze.drivers.appium import MobileDriver
 from pytest_trailblaze.tools import builtin_tools, mobile_input
 from pytest_trailblaze.tools import mobile as mobile_tools

@@ -24,7 +24,7 @@ import pytest
 
 from pytest_trailblaze.core.errors import DriverError
 from pytest_trailblaze.core.masking import Masker
-from pytest_trailblaze.core.reaper import REAPER
+from pytest_trailblaze.core.system.reaper import REAPER
 from pytest_trailblaze.drivers.appium_server import LocalAppiumServer, MaskedLog, appium_masker
 
 REPO = Path(__file__).resolve().parents[2]

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from pytest_trailblaze.core.context import ToolContext
 from pytest_trailblaze.core.errors import ToolFailure
-from pytest_trailblaze.core.loader import parse_trail
-from pytest_trailblaze.core.memory import Memory
-from pytest_trailblaze.core.registry import ToolRegistry
+from pytest_trailblaze.core.tooling.context import ToolContext
+from pytest_trailblaze.core.tooling.memory import Memory
+from pytest_trailblaze.core.tooling.registry import ToolRegistry
+from pytest_trailblaze.core.trail.parse import parse_trail
 from pytest_trailblaze.drivers.appium import MobileDriver
 from pytest_trailblaze.tools import builtin_tools
 

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from pytest_trailblaze.plugin.session import SLUG_CHARS, artifacts_dir
+from pytest_trailblaze.session.artifacts import SLUG_CHARS, artifacts_dir
 
 LONG = "x" * 200
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from pytest_trailblaze.plugin.tags import EnvReads
+from pytest_trailblaze.session.trail_walk import EnvReads
 
 #: Records every opening of a trail file (an audit hook: it sees pytest's and the plugin's reads).
 READS = """

@@ -14,7 +14,7 @@ import json
 import pathlib
 
 from pytest_trailblaze.core.errors import ToolFailure
-from pytest_trailblaze.core.tooldef import tool
+from pytest_trailblaze.core.tooling.tooldef import tool
 
 LOG = pathlib.Path(__file__).parent / "hooks.log"
 
@@ -282,7 +282,7 @@ def test_unknown_tools_and_bad_arguments_of_registered_tools_are_collection_erro
 OWN_DRIVERS = """
 import pathlib
 
-from pytest_trailblaze.core.context import DeviceInfo
+from pytest_trailblaze.core.tooling.context import DeviceInfo
 
 KEYS = {"android": "android-ondevice-instrumentation", "desktop": "compose"}
 CLOSED = pathlib.Path(__file__).parent / "closed.log"

@@ -11,7 +11,7 @@ TYPE_TOOL = """
 from typing import Any
 
 from pytest_trailblaze.core.errors import ToolFailure
-from pytest_trailblaze.core.tooldef import tool
+from pytest_trailblaze.core.tooling.tooldef import tool
 
 
 @tool(description="Assert the Python type of a value")

@@ -45,7 +45,7 @@ import json
 import pathlib
 import time
 
-from pytest_trailblaze.core.tooldef import tool
+from pytest_trailblaze.core.tooling.tooldef import tool
 
 HERE = pathlib.Path(__file__).parent
 
@@ -429,7 +429,7 @@ STUBBORN_GROUP = (
 #: Starts two such groups, hands both to the reaper, takes one back, then waits to be killed.
 OWNER = f"""
 import subprocess, sys, time
-from pytest_trailblaze.core.reaper import REAPER
+from pytest_trailblaze.core.system.reaper import REAPER
 
 for name in ("-kept", "-released"):
     argv = [sys.executable, "-c", {STUBBORN_GROUP!r}, sys.argv[1] + name]

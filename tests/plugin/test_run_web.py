@@ -219,5 +219,5 @@ def test_full_trace_shows_the_python_traceback(run_dir: pytest.Pytester, tb) -> 
     full.assert_outcomes(failed=1)
     assert "pytest_trailblaze/" not in plain.stdout.str()
     full.stdout.fnmatch_lines(
-        ["*pytest_trailblaze/core/runner.py:*", "E   *step 1 of 1 failed: Compare two values*"]
+        ["*pytest_trailblaze/core/run/runner.py:*", "E   *step 1 of 1 failed: Compare two values*"]
     )

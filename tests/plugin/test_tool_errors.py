@@ -123,7 +123,7 @@ def test_the_full_trace_option_shows_the_plugin_frames_too(pytester, tb) -> None
 
     result.assert_outcomes(failed=1)
     text = result.stdout.str()
-    assert "pytest_trailblaze/core/registry.py" in text
+    assert "pytest_trailblaze/core/tooling/registry.py" in text
     assert "RuntimeError: login refused for ann with password ********" in text
     assert "helpers.py:2: RuntimeError" in text
     assert SECRET not in text + result.stderr.str()

@@ -11,7 +11,7 @@ import pytest
 
 from pytest_trailblaze.core.errors import Problem
 from pytest_trailblaze.tools import builtin_tools
-from pytest_trailblaze.typescript.tools import TsTool
+from pytest_trailblaze.typescript.ts_tools import TsTool
 from pytest_trailblaze.workspace import Workspace, WorkspaceLoader
 
 BUILTINS = frozenset(t.name for t in builtin_tools())
@@ -150,7 +150,7 @@ def test_a_listed_name_no_file_exports_is_an_error_at_its_trailmap_line(tmp_path
 
 
 def test_an_exported_tool_the_trailmap_does_not_list_is_callable_but_not_offered(tmp_path: Path, ts) -> None:
-    from pytest_trailblaze.core.registry import ToolRegistry
+    from pytest_trailblaze.core.tooling.registry import ToolRegistry
     from pytest_trailblaze.workspace import toolbox
 
     ws = workspace(tmp_path, ts, {"shop_web_search.ts": SEARCH, "shop_shared.ts": SHARED}, [])

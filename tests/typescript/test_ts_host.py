@@ -15,16 +15,16 @@ from typing import Any
 
 import pytest
 
-from pytest_trailblaze.core.context import DeviceInfo, ToolContext
 from pytest_trailblaze.core.errors import FatalToolError, ToolFailure
 from pytest_trailblaze.core.masking import Masker
-from pytest_trailblaze.core.memory import Memory
-from pytest_trailblaze.core.registry import ToolRegistry, recorded_calls
-from pytest_trailblaze.core.tooldef import tool
+from pytest_trailblaze.core.tooling.context import DeviceInfo, ToolContext
+from pytest_trailblaze.core.tooling.memory import Memory
+from pytest_trailblaze.core.tooling.registry import ToolRegistry, recorded_calls
+from pytest_trailblaze.core.tooling.tooldef import tool
 from pytest_trailblaze.mcp.toolsets import McpToolsets
 from pytest_trailblaze.tools import builtin_tools
 from pytest_trailblaze.typescript.hosts import TsHosts
-from pytest_trailblaze.typescript.tools import TsTool, bind
+from pytest_trailblaze.typescript.ts_tools import TsTool, bind
 from pytest_trailblaze.workspace import Workspace, WorkspaceLoader
 
 SECRET = "Sw0rdfish-7c1e"

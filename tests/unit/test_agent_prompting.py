@@ -10,12 +10,12 @@ import pytest
 from pytest_trailblaze.agent.models import ModelFacts, Price, check_overrides, facts_for, known_facts
 from pytest_trailblaze.agent.prompt import guidance, heal_text, previous_step, single_claim
 from pytest_trailblaze.agent.repeats import RepeatGuard, call_key
-from pytest_trailblaze.agent.schema import lean_parameters, lean_spec, offered
+from pytest_trailblaze.agent.tool_briefs import lean_parameters, lean_spec, offered
 from pytest_trailblaze.agent.wire import Usage
 from pytest_trailblaze.core.errors import ConfigurationError
-from pytest_trailblaze.core.loader import parse_trail
-from pytest_trailblaze.core.runner import Heal, plan_trail
-from pytest_trailblaze.core.tooldef import ToolDescriptor
+from pytest_trailblaze.core.run.runner import Heal, plan_trail
+from pytest_trailblaze.core.tooling.tooldef import ToolDescriptor
+from pytest_trailblaze.core.trail.parse import parse_trail
 from pytest_trailblaze.tools import web
 
 

@@ -9,9 +9,9 @@ from types import SimpleNamespace
 import pytest
 
 from pytest_trailblaze.agent import anthropic_messages, gemini, openai_chat
+from pytest_trailblaze.agent.durable_selectors import literal_pattern, mobile_node_selector
 from pytest_trailblaze.agent.prompt import remembered_values
 from pytest_trailblaze.agent.screen import mobile_refs, mobile_screen_text, web_screen_text
-from pytest_trailblaze.agent.selectors import literal_pattern, mobile_node_selector
 from pytest_trailblaze.agent.spec import LlmSpec, parse_model, require_sdk
 from pytest_trailblaze.agent.wire import (
     Conversation,
@@ -23,8 +23,8 @@ from pytest_trailblaze.agent.wire import (
     server_text,
 )
 from pytest_trailblaze.core.errors import ConfigurationError
-from pytest_trailblaze.core.memory import Memory
-from pytest_trailblaze.drivers.selectors import find_all, parse_hierarchy
+from pytest_trailblaze.core.screen.node_selectors import find_all, parse_hierarchy
+from pytest_trailblaze.core.tooling.memory import Memory
 
 
 def test_model_specs() -> None:

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from pytest_trailblaze.core.errors import ConfigurationError
-from pytest_trailblaze.core.memory import Memory, bind_args, coerce_arg
-from pytest_trailblaze.core.model import ArgDecl, SourceSpan
+from pytest_trailblaze.core.errors import ConfigurationError, SourceSpan
+from pytest_trailblaze.core.tooling.memory import Memory, bind_args, coerce_arg
+from pytest_trailblaze.core.trail.model import ArgDecl
 
 SPAN = SourceSpan("trails/checkout/pay.trail.yaml", 7, 5)
 OTHER_SPAN = SourceSpan("trails/checkout/pay.trail.yaml", 9, 5)

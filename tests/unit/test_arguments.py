@@ -7,10 +7,10 @@ import math
 import pytest
 from jsonschema import Draft202012Validator
 
-from pytest_trailblaze.core.arguments import dotted, is_finite, non_finite, schema_issues
-from pytest_trailblaze.core.staticcheck import check_arguments
+from pytest_trailblaze.core.tooling.arguments import dotted, is_finite, non_finite, schema_issues
+from pytest_trailblaze.core.tooling.staticcheck import check_arguments
 from pytest_trailblaze.tools import builtin_tools
-from pytest_trailblaze.workspace.tools import finite_number
+from pytest_trailblaze.workspace.file_tools import finite_number
 
 ENTITIES = {
     "type": "object",

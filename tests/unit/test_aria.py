@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from pytest_trailblaze.drivers.aria import (
+from pytest_trailblaze.core.screen.aria import (
     AriaElement,
     Descriptor,
     element_id,

@@ -12,11 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from pytest_trailblaze.core.context import DeviceInfo, ToolContext
 from pytest_trailblaze.core.errors import ToolFailure
-from pytest_trailblaze.core.memory import Memory
-from pytest_trailblaze.core.pycall import CodeRoots, ImportFailure, OutsideRoot, locate, resolve_callable
-from pytest_trailblaze.core.registry import ToolRegistry
+from pytest_trailblaze.core.system.pycall import (
+    CodeRoots,
+    ImportFailure,
+    OutsideRoot,
+    locate,
+    resolve_callable,
+)
+from pytest_trailblaze.core.tooling.context import DeviceInfo, ToolContext
+from pytest_trailblaze.core.tooling.memory import Memory
+from pytest_trailblaze.core.tooling.registry import ToolRegistry
 from pytest_trailblaze.tools.script import script as script_tool
 from pytest_trailblaze.workspace import WorkspaceLoader, code_roots, workspace_root
 

@@ -13,15 +13,15 @@ from typing import Any
 
 import pytest
 
-from pytest_trailblaze.core.composition import DROP, expand, parameter_of, render, substitute
-from pytest_trailblaze.core.context import DeviceInfo, ToolContext
-from pytest_trailblaze.core.errors import FatalToolError, ToolArgumentError, ToolFailure
-from pytest_trailblaze.core.memory import Memory
-from pytest_trailblaze.core.model import ArgDecl, SourceSpan, ToolCall
-from pytest_trailblaze.core.registry import ToolRegistry, recorded_calls
-from pytest_trailblaze.core.tooldef import Tool, ToolDescriptor, ToolResult, tool
+from pytest_trailblaze.core.errors import FatalToolError, SourceSpan, ToolArgumentError, ToolFailure
+from pytest_trailblaze.core.tooling.composition import DROP, expand, parameter_of, render, substitute
+from pytest_trailblaze.core.tooling.context import DeviceInfo, ToolContext
+from pytest_trailblaze.core.tooling.memory import Memory
+from pytest_trailblaze.core.tooling.registry import ToolRegistry, recorded_calls
+from pytest_trailblaze.core.tooling.tooldef import Tool, ToolDescriptor, ToolResult, tool
+from pytest_trailblaze.core.trail.model import ArgDecl, ToolCall
 from pytest_trailblaze.workspace import Workspace, WorkspaceLoader
-from pytest_trailblaze.workspace.tools import CompositeTool
+from pytest_trailblaze.workspace.file_tools import CompositeTool
 
 SPAN = SourceSpan("t.tool.yaml", 1, 1)
 

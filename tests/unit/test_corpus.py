@@ -17,8 +17,8 @@ import pytest
 import yaml
 from corpus import upstream_root
 
-from pytest_trailblaze.core.loader import load_trail
-from pytest_trailblaze.core.model import ArgDecl, Trail
+from pytest_trailblaze.core.trail.model import ArgDecl, Trail
+from pytest_trailblaze.core.trail.parse import load_trail
 
 
 def is_trail_file(path: Path) -> bool:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_trailblaze.core.context import DeviceInfo
+from pytest_trailblaze.core.tooling.context import DeviceInfo
 from pytest_trailblaze.drivers.profiles import (
     DeviceProfile,
     PoolDevice,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_trailblaze.core.devices import (
+from pytest_trailblaze.core.trail.devices import (
     DRIVER_TYPES,
     KNOWN_CLASSIFIERS,
     PLATFORMS,

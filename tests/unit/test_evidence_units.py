@@ -7,14 +7,14 @@ import json
 from pathlib import Path
 from typing import ClassVar
 
-from pytest_trailblaze.core.context import DeviceInfo, ToolContext
 from pytest_trailblaze.core.errors import StepFailure
-from pytest_trailblaze.core.loader import parse_trail
 from pytest_trailblaze.core.masking import Masker
-from pytest_trailblaze.core.memory import Memory
-from pytest_trailblaze.core.registry import ToolRegistry
-from pytest_trailblaze.core.runner import ResolvedStep, TrailRunner, plan_trail
-from pytest_trailblaze.core.tooldef import ToolResult, tool
+from pytest_trailblaze.core.run.runner import ResolvedStep, TrailRunner, plan_trail
+from pytest_trailblaze.core.tooling.context import DeviceInfo, ToolContext
+from pytest_trailblaze.core.tooling.memory import Memory
+from pytest_trailblaze.core.tooling.registry import ToolRegistry
+from pytest_trailblaze.core.tooling.tooldef import ToolResult, tool
+from pytest_trailblaze.core.trail.parse import parse_trail
 from pytest_trailblaze.evidence.html import render
 from pytest_trailblaze.evidence.progress import end_text, start_text, step_table
 from pytest_trailblaze.evidence.records import StepRecorder
@@ -225,7 +225,7 @@ class _CountingList(list):
 def test_recording_a_long_trail_looks_each_step_up_instead_of_scanning_the_plan() -> None:
     """A 20,000-step trail took 85 s: every step scanned the whole plan and copied the JUnit
     properties. Both are lookups now: the work per step does not grow with the trail."""
-    from pytest_trailblaze.plugin.evidence import ItemEvidence
+    from pytest_trailblaze.session.run_evidence import ItemEvidence
 
     count = 20_000
     text = "trail:\n" + "".join(f"  - step: Step {n}\n    recording:\n      web: []\n" for n in range(count))
@@ -247,7 +247,7 @@ def test_recording_a_long_trail_looks_each_step_up_instead_of_scanning_the_plan(
 
 
 def test_a_property_list_rebuilt_by_someone_else_is_indexed_again() -> None:
-    from pytest_trailblaze.plugin.evidence import ItemEvidence
+    from pytest_trailblaze.session.run_evidence import ItemEvidence
 
     evidence = ItemEvidence(StepRecorder(parse_trail("trail:\n  - step: a\n", "t.trail.yaml")), Path("out"))
     properties = [("trail_id", "t")]

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from pytest_trailblaze.core.errors import TrailblazeError
-from pytest_trailblaze.core.lineage import resolution_chain, resolve, segments_for
-from pytest_trailblaze.core.loader import parse_trail
-from pytest_trailblaze.core.model import ANY_DEVICE
-from pytest_trailblaze.core.runner import plan_trail
+from pytest_trailblaze.core.run.runner import plan_trail
+from pytest_trailblaze.core.trail.lineage import resolution_chain, resolve, segments_for
+from pytest_trailblaze.core.trail.model import ANY_DEVICE
+from pytest_trailblaze.core.trail.parse import parse_trail
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 from pytest_trailblaze.core.errors import Problem, TrailLoadError
-from pytest_trailblaze.core.loader import load_trail, parse_trail
+from pytest_trailblaze.core.trail.parse import load_trail, parse_trail
 
 PATH = "t.trail.yaml"
 

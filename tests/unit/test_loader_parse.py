@@ -7,15 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from pytest_trailblaze.core.loader import (
+from pytest_trailblaze.core.errors import SourceSpan
+from pytest_trailblaze.core.trail.model import ANY_DEVICE, ArgDecl, Step, ToolCall, Trail
+from pytest_trailblaze.core.trail.parse import (
     classifier_from_filename,
     expand_template,
     load_trail,
     parse_trail,
 )
-from pytest_trailblaze.core.model import ANY_DEVICE, ArgDecl, SourceSpan, Step, ToolCall, Trail
-from pytest_trailblaze.core.v1format import DEFAULT_TRAILHEAD_TEXT
-from pytest_trailblaze.core.yamlcore import YamlInt
+from pytest_trailblaze.core.trail.v1format import DEFAULT_TRAILHEAD_TEXT
+from pytest_trailblaze.core.trail.yamlcore import YamlInt
 
 PATH = "trails/shop/trail.yaml"
 

@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
-from pytest_trailblaze.core import yamlcore
-from pytest_trailblaze.core.context import DeviceInfo, ToolContext
 from pytest_trailblaze.core.errors import Problem, ToolArgumentError, TrailLoadError
-from pytest_trailblaze.core.loader import load_trail, parse_trail
-from pytest_trailblaze.core.memory import Memory
-from pytest_trailblaze.core.registry import ToolRegistry
-from pytest_trailblaze.core.tooldef import bind_source_text, tool
-from pytest_trailblaze.core.yamlcore import MAX_NESTING, YamlFloat, YamlInt
-from pytest_trailblaze.core.yamlsource import load_value
+from pytest_trailblaze.core.tooling.context import DeviceInfo, ToolContext
+from pytest_trailblaze.core.tooling.memory import Memory
+from pytest_trailblaze.core.tooling.registry import ToolRegistry
+from pytest_trailblaze.core.tooling.tooldef import bind_source_text, tool
+from pytest_trailblaze.core.trail import yamlcore
+from pytest_trailblaze.core.trail.parse import load_trail, parse_trail
+from pytest_trailblaze.core.trail.yamlcore import MAX_NESTING, YamlFloat, YamlInt
+from pytest_trailblaze.core.trail.yamlsource import load_value
 from pytest_trailblaze.workspace import WorkspaceLoader
 
 PATH = "t.trail.yaml"

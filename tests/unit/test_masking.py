@@ -7,7 +7,7 @@ import io
 import json
 
 from pytest_trailblaze.core.masking import KEEP, MASK, PAIRS, Masker, has_controls, name_token, visible
-from pytest_trailblaze.core.memory import Memory
+from pytest_trailblaze.core.tooling.memory import Memory
 
 
 def test_text_and_values_are_masked_wherever_the_secret_sits() -> None:

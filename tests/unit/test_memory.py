@@ -7,9 +7,15 @@ from typing import Any
 
 import pytest
 
-from pytest_trailblaze.core.errors import ConfigurationError
-from pytest_trailblaze.core.memory import MASK, MAX_INTERPOLATED_CHARS, ExpansionTooBig, Memory, mask_with
-from pytest_trailblaze.core.model import ArgDecl, SourceSpan
+from pytest_trailblaze.core.errors import ConfigurationError, SourceSpan
+from pytest_trailblaze.core.tooling.memory import (
+    MASK,
+    MAX_INTERPOLATED_CHARS,
+    ExpansionTooBig,
+    Memory,
+    mask_with,
+)
+from pytest_trailblaze.core.trail.model import ArgDecl
 
 SPAN = SourceSpan("trails/login.trail.yaml", 4, 5)
 

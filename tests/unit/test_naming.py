@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_trailblaze.core.naming import (
+from pytest_trailblaze.core.trail.naming import (
     NAME_RE,
     NameFinding,
     category,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_trailblaze.core.offloop import BackgroundLoop
+from pytest_trailblaze.core.system.offloop import BackgroundLoop
 
 
 async def double(value: int) -> tuple[int, str]:
@@ -61,7 +61,7 @@ def test_ctrl_c_cancels_the_coroutine_and_goes_on(tmp_path: Path) -> None:
     script = textwrap.dedent(
         f"""
         import asyncio, os, signal, threading
-        from pytest_trailblaze.core.offloop import ASYNC_TOOLS
+        from pytest_trailblaze.core.system.offloop import ASYNC_TOOLS
 
         async def slow():
             try:

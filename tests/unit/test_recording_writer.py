@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_trailblaze.core.legacy import recording_file
-from pytest_trailblaze.core.loader import parse_trail
-from pytest_trailblaze.core.recordings import SlotUpdate, block, flow, merge_recordings, save_recordings
+from pytest_trailblaze.core.trail.legacy import recording_file
+from pytest_trailblaze.core.trail.parse import parse_trail
+from pytest_trailblaze.core.trail.writeback import SlotUpdate, block, flow, merge_recordings, save_recordings
 
 CLICK = ("web_click", {"ref": "e11", "nodeSelector": {"web": {"cssSelector": "#increment-btn"}}})
 

@@ -7,12 +7,12 @@ from typing import Any
 import pytest
 
 from pytest_trailblaze import tool
-from pytest_trailblaze.core.context import DeviceInfo, ToolContext
 from pytest_trailblaze.core.errors import FatalToolError, StepFailure, ToolFailure, TrailheadError
-from pytest_trailblaze.core.loader import parse_trail
-from pytest_trailblaze.core.memory import Memory
-from pytest_trailblaze.core.registry import ToolRegistry
-from pytest_trailblaze.core.runner import ResolvedStep, TrailRunner, plan_trail
+from pytest_trailblaze.core.run.runner import ResolvedStep, TrailRunner, plan_trail
+from pytest_trailblaze.core.tooling.context import DeviceInfo, ToolContext
+from pytest_trailblaze.core.tooling.memory import Memory
+from pytest_trailblaze.core.tooling.registry import ToolRegistry
+from pytest_trailblaze.core.trail.parse import parse_trail
 
 
 @tool()

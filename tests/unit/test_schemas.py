@@ -19,7 +19,7 @@ import pytest
 from corpus import upstream_root
 
 from pytest_trailblaze.cli import main
-from pytest_trailblaze.core.yamlsource import load_value
+from pytest_trailblaze.core.trail.yamlsource import load_value
 from pytest_trailblaze.schemas import KINDS, generate, kind_of, path_of, shipped
 from pytest_trailblaze.workspace import load_file
 from pytest_trailblaze.workspace.loader import read_yaml

@@ -14,20 +14,21 @@ from typing import Any
 
 import pytest
 
-from pytest_trailblaze.core.context import DeviceInfo, ToolContext
 from pytest_trailblaze.core.errors import (
     FatalToolError,
     ToolArgumentError,
     ToolFailure,
     UnknownToolError,
 )
-from pytest_trailblaze.core.memory import Memory
-from pytest_trailblaze.core.pycall import ImportFailure, resolve_callable, run_script
-from pytest_trailblaze.core.registry import MAX_DEPTH, ToolRegistry, recorded_calls
-from pytest_trailblaze.core.tooldef import Tool, tool
+from pytest_trailblaze.core.system.pycall import ImportFailure, resolve_callable
+from pytest_trailblaze.core.tooling.context import DeviceInfo, ToolContext
+from pytest_trailblaze.core.tooling.memory import Memory
+from pytest_trailblaze.core.tooling.registry import MAX_DEPTH, ToolRegistry, recorded_calls
+from pytest_trailblaze.core.tooling.scripts import run_script
+from pytest_trailblaze.core.tooling.tooldef import Tool, tool
 from pytest_trailblaze.tools.script import script as script_tool
 from pytest_trailblaze.workspace import Workspace, WorkspaceLoader
-from pytest_trailblaze.workspace.tools import ScriptTool
+from pytest_trailblaze.workspace.file_tools import ScriptTool
 
 # -- primitives the scripts call ------------------------------------------------------------------
 

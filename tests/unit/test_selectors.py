@@ -19,7 +19,7 @@ from xml.etree import ElementTree
 import pytest
 from corpus import corpus_root
 
-from pytest_trailblaze.drivers.selectors import (
+from pytest_trailblaze.core.screen.node_selectors import (
     ANDROID_ACCESSIBILITY,
     ANDROID_MAESTRO,
     IOS_AXE,

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from pytest_trailblaze.core.context import DeviceInfo, ToolContext
 from pytest_trailblaze.core.errors import Problem, UnsupportedToolError
-from pytest_trailblaze.core.memory import Memory
-from pytest_trailblaze.core.registry import ToolRegistry
-from pytest_trailblaze.core.tooldef import PythonTool, Tool, ToolDescriptor, ToolResult
+from pytest_trailblaze.core.tooling.context import DeviceInfo, ToolContext
+from pytest_trailblaze.core.tooling.memory import Memory
+from pytest_trailblaze.core.tooling.registry import ToolRegistry
+from pytest_trailblaze.core.tooling.tooldef import PythonTool, Tool, ToolDescriptor, ToolResult
 from pytest_trailblaze.workspace import (
     Target,
     Workspace,
@@ -27,9 +27,9 @@ from pytest_trailblaze.workspace import (
     load_file,
     toolbox,
 )
+from pytest_trailblaze.workspace.file_tools import CompositeTool, ScriptTool, UnavailableTool
 from pytest_trailblaze.workspace.framework import FRAMEWORK_TOOLSETS
 from pytest_trailblaze.workspace.schema import PlatformConfig
-from pytest_trailblaze.workspace.tools import CompositeTool, ScriptTool, UnavailableTool
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "trails" / "config"
 BUILTINS = ("web_click", "web_navigate", "tap_builtin", "script")
@@ -874,7 +874,7 @@ def test_a_workspace_tool_named_like_a_built_in_is_an_error(tmp_path: Path, text
 # -- class: ---------------------------------------------------------------------------------------------
 
 HELPERS = '''
-from pytest_trailblaze.core.tooldef import tool
+from pytest_trailblaze.core.tooling.tooldef import tool
 
 
 @tool("shop_typed", platforms=["web"], is_recordable=False)
@@ -1403,7 +1403,7 @@ def test_a_missing_mcp_server_script_is_a_problem_at_its_line(tmp_path: Path) ->
 
 
 def test_tools_a_dependency_exports_are_offered_to_its_dependents(tmp_path: Path) -> None:
-    from pytest_trailblaze.core.registry import ToolRegistry
+    from pytest_trailblaze.core.tooling.registry import ToolRegistry
     from pytest_trailblaze.tools import builtin_tools
     from pytest_trailblaze.workspace import toolbox
 

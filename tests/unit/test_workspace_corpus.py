@@ -13,8 +13,8 @@ from corpus import upstream_root
 from pytest_trailblaze.core.errors import Problem
 from pytest_trailblaze.tools import builtin_tools
 from pytest_trailblaze.workspace import WorkspaceLoader, build_tools, load_file
+from pytest_trailblaze.workspace.file_tools import UnavailableTool
 from pytest_trailblaze.workspace.model import Workspace
-from pytest_trailblaze.workspace.tools import UnavailableTool
 
 _COLLECT_ROOT = upstream_root()
 

@@ -28,10 +28,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from pytest_trailblaze.core.context import DeviceInfo, ToolContext
-from pytest_trailblaze.core.memory import Memory
-from pytest_trailblaze.core.registry import ToolRegistry
-from pytest_trailblaze.core.tooldef import ToolResult
+from pytest_trailblaze.core.tooling.context import DeviceInfo, ToolContext
+from pytest_trailblaze.core.tooling.memory import Memory
+from pytest_trailblaze.core.tooling.registry import ToolRegistry
+from pytest_trailblaze.core.tooling.tooldef import ToolResult
 from pytest_trailblaze.drivers.playwright import BrowserHost, BrowserOptions, WebDriver
 from pytest_trailblaze.tools import builtin_tools
 

@@ -16,13 +16,13 @@ import pytest
 from llm_server import ScriptedModel, call, done, garbage, give_up, http, raw, serve, slow, text
 
 from pytest_trailblaze.agent import AgentLoop, LlmSpec, StepRun, make_provider
+from pytest_trailblaze.agent.agent_tools import TOOLS
 from pytest_trailblaze.agent.recording import recorded_step
 from pytest_trailblaze.agent.screen import web_screen_text
-from pytest_trailblaze.agent.tools import TOOLS
-from pytest_trailblaze.core.context import ToolContext
 from pytest_trailblaze.core.errors import AgentFailure
-from pytest_trailblaze.core.loader import parse_trail
-from pytest_trailblaze.core.runner import ResolvedStep, plan_trail
+from pytest_trailblaze.core.run.runner import ResolvedStep, plan_trail
+from pytest_trailblaze.core.tooling.context import ToolContext
+from pytest_trailblaze.core.trail.parse import parse_trail
 
 SECRET = "hunter2-s3cret-value"
 

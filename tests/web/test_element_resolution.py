@@ -13,7 +13,7 @@ import time
 import pytest
 
 from pytest_trailblaze.core.errors import ToolArgumentError, ToolFailure
-from pytest_trailblaze.drivers import aria
+from pytest_trailblaze.core.screen import aria
 
 
 def detail(page) -> str:

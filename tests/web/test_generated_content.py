@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_trailblaze.drivers import aria
+from pytest_trailblaze.core.screen import aria
 
 
 def log(page) -> str:

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_trailblaze.core.context import ToolContext
 from pytest_trailblaze.core.errors import ToolArgumentError, ToolFailure, UnknownToolError
-from pytest_trailblaze.core.memory import MASK, Memory
+from pytest_trailblaze.core.tooling.context import ToolContext
+from pytest_trailblaze.core.tooling.memory import MASK, Memory
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE_APP = REPO / "examples" / "sample-app"

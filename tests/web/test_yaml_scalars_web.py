@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_trailblaze.core.errors import ToolFailure
-from pytest_trailblaze.core.loader import parse_trail
+from pytest_trailblaze.core.trail.parse import parse_trail
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,109 @@
+"""Device profiles in the test matrix: one item per trail and device, pools leased per worker.
+
+A capabilities file naming several devices of a platform (``drivers.profiles``) turns each
+trail of that platform into one item per device, ``trail[android-tablet]``, marked with the
+device's name so ``-m android-tablet`` and ``-k tablet`` select it. A device with a pool
+(``devices:``) is leased by each pytest-xdist worker for its session (``drivers.pool``); under
+``--dist loadgroup`` its items are dealt round-robin into one ``xdist_group`` per pool device,
+so each group runs on one worker holding one device and no worker waits for a device.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..core.trail.lineage import resolution_chain, resolve
+from ..core.trail.model import ANY_DEVICE, Trail
+from ..drivers.profiles import DeviceProfile
+from .options import SETTINGS_KEY, Settings
+
+#: The run's lease folder: made by xdist's controller (or the only process), handed to workers.
+LEASES_KEY = pytest.StashKey[Path]()
+_WORKER_INPUT = "trailblaze_leases"
+
+
+def mark_device(item: Any, trail: Trail, settings: Settings) -> None:
+    """The device's marker, and a ``config.skip`` keyed by the device's classifier."""
+    profile = settings.appium.profiles.get(item.device or "")
+    if profile is None:
+        return
+    if profile.name != item.platform:
+        item.add_marker(getattr(pytest.mark, profile.name))
+    hit = resolve(trail.config.skip, resolution_chain(profile.segments))
+    if hit and hit[0] not in (item.platform, ANY_DEVICE) and hit[1].strip():
+        item.add_marker(pytest.mark.skip(reason=f"config.skip for {hit[0]}: {hit[1].strip()}"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the devices' markers; make (or receive) the run's lease folder when pools exist."""
+    profiles = config.stash[SETTINGS_KEY].appium.profiles
+    for profile in profiles.values():
+        if profile.name != profile.platform:
+            line = f"{profile.name}: trail items on the {profile.name} device (--trailblaze-appium-caps)"
+            config.addinivalue_line("markers", line)
+    if not any(p.is_pool for p in profiles.values()):
+        return
+    given = getattr(config, "workerinput", {}).get(_WORKER_INPUT)
+    if given:
+        config.stash[LEASES_KEY] = Path(given)
+        return
+    run_dir = Path(tempfile.mkdtemp(prefix="trailblaze-leases-"))
+    config.stash[LEASES_KEY] = run_dir
+    config.add_cleanup(lambda: shutil.rmtree(run_dir, ignore_errors=True))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist: every worker of the run leases from the controller's folder."""
+    run_dir = node.config.stash.get(LEASES_KEY, None)
+    if run_dir is not None:
+        node.workerinput[_WORKER_INPUT] = str(run_dir)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's worker reads the groups into the node ids
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under ``--dist loadgroup``, one ``xdist_group`` per pool device, items dealt round-robin."""
+    if not config.getoption("loadgroup", False):  # set by xdist on its workers for --dist loadgroup
+        return
+    pools = {n: p for n, p in config.stash[SETTINGS_KEY].appium.profiles.items() if p.is_pool}
+    dealt: Counter[str] = Counter()
+    for item in items:
+        name = getattr(item, "device", None)
+        if name not in pools or item.get_closest_marker("xdist_group") is not None:
+            continue
+        slot = dealt[name] % len(pools[name].devices)
+        dealt[name] += 1
+        item.add_marker(pytest.mark.xdist_group(f"{name}-{slot + 1}"))
+
+
+def appium_driver(request: pytest.FixtureRequest, item: Any) -> Any | None:
+    """The item's device on Appium, or None when no server is configured for it.
+
+    The session is the device profile's (one per worker, or per trail when sessions are
+    fresh); a pooled profile's device is leased by this worker on first use.
+    """
+    settings = request.config.stash[SETTINGS_KEY].appium
+    name = item.device or item.platform
+    profile = settings.profiles.get(name) or DeviceProfile(name, item.platform)
+    if not settings.serves(profile):
+        return None
+    capabilities = request.getfixturevalue("trailblaze_appium_capabilities").get(name)
+    if not capabilities:
+        pytest.skip(
+            f"no Appium capabilities for {name}: add an `{name}:` map to "
+            f"--trailblaze-appium-caps or to the trailblaze_appium_capabilities fixture"
+        )
+    host = request.getfixturevalue("trailblaze_appium")
+    driver = host.new_driver(item.platform, capabilities, profile)
+    leased = host.pools.device(profile)
+    facts = [("device", name)] if name != item.platform else []
+    facts += [("pool_device", leased.label)] if leased is not None else []
+    kept = [(k, v) for k, v in item.user_properties if k not in ("device", "pool_device")]
+    item.user_properties[:] = [*kept, *facts]  # JUnit properties: which device ran the trail
+    return driver

@@ -1,0 +1,145 @@
+"""What a trail's run leaves: its step records and outcome, the record file, masked traces."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..core.masking import MASK, Masker
+from ..evidence.records import StepRecorder
+from ..evidence.summary import RECORD_FORMAT, RECORD_NAME, RECORD_SHAPE, list_artifacts, write_json
+from .artifacts import display_path
+from .settings import EvidenceSettings
+from .trail_items import ItemFacts
+
+
+@dataclass
+class ItemEvidence:
+    """What one item's run left: its step records, phase outcomes, failure text, notes."""
+
+    recorder: StepRecorder
+    folder: Path
+    phases: dict[str, str] = field(default_factory=dict)
+    started_at: float | None = None
+    duration_s: float = 0.0
+    failure: str | None = None
+    notes: list[str] = field(default_factory=list)
+    #: Where each property sits in ``item.user_properties``, and the list's length when it was last
+    #: written here (see ``step_property``).
+    places: dict[str, int] = field(default_factory=dict)
+    written_length: int = -1
+
+    def step_property(self, properties: list[tuple[str, Any]], name: str, value: str) -> None:
+        """Set the property ``name`` of ``properties`` in place: one step's update costs a lookup,
+        not a copy of the list (a 20,000-step trail was quadratic here). A list someone else
+        changed meanwhile (``TrailRun.publish`` rebuilds it) is indexed once again."""
+        place = self.places.get(name)
+        stale = place is not None and (place >= len(properties) or properties[place][0] != name)
+        if stale or (place is None and len(properties) != self.written_length):
+            self.places = {key: index for index, (key, _) in enumerate(properties)}
+            place = self.places.get(name)
+        if place is None:
+            place = self.places[name] = len(properties)
+            properties.append((name, value))
+        else:
+            properties[place] = (name, value)
+        self.written_length = len(properties)
+
+
+def outcome(phases: dict[str, str]) -> str:
+    """One word for the item, as pytest counts it: error for setup / teardown failures."""
+    if phases.get("setup") == "failed" or phases.get("teardown") == "failed":
+        return "error"
+    for phase in ("setup", "call"):
+        if phases.get(phase) in ("skipped", "xfailed"):
+            return "xfailed" if phases[phase] == "xfailed" else "skipped"
+    return phases.get("call", "passed")
+
+
+def build_record(
+    evidence: ItemEvidence, item: ItemFacts, properties: list[tuple[str, Any]], *, worker: str, masker: Masker
+) -> dict[str, Any]:
+    """The trail's record, written to its artifacts folder (unless it skipped) and returned masked;
+    ``properties``: the item's report properties (JUnit's), ``worker``: the process that ran it."""
+    recorder, folder = evidence.recorder, evidence.folder
+    failing = recorder.failed
+    if failing is not None and failing.screenshot is None and (folder / "failure.png").is_file():
+        failing.screenshot = "failure.png"
+    kept = outcome(evidence.phases) not in ("skipped", "xfailed")  # skipped trails: in the summary only
+    if kept:
+        folder.mkdir(parents=True, exist_ok=True)
+    props = dict(properties)
+    record = {
+        "format": RECORD_FORMAT,
+        "nodeid": item.nodeid,
+        "name": item.name,
+        "trail_id": item.trail_id,
+        "title": item.trail.config.title or None,
+        "file": item.trail.path,
+        "platform": item.platform,
+        "classifier": props.get("classifier"),
+        "driver": props.get("driver"),
+        "worker": worker,
+        "outcome": outcome(evidence.phases),
+        "started_at": _iso(evidence.started_at) if evidence.started_at else None,
+        "duration_s": round(evidence.duration_s, 3),
+        "steps": [s.as_dict() for s in recorder.steps],
+        "failure": evidence.failure,
+        "artifacts_dir": display_path(folder) if kept else None,
+        "record_path": display_path(folder / RECORD_NAME) if kept else None,
+        "artifacts": list_artifacts(folder) + ([{"kind": "record", "path": RECORD_NAME}] if kept else []),
+        "notes": list(evidence.notes),
+        "properties": {k: str(v) for k, v in properties},
+    }
+    record = json.loads(json.dumps(record, default=str))  # plain values only: xdist ships it as is
+    if kept:
+        write_json(folder / RECORD_NAME, record, masker, RECORD_SHAPE)
+    return masker.value(record, RECORD_SHAPE)
+
+
+def _iso(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds")
+
+
+def mask_archive(path: Path, masker: Masker) -> None:
+    """Rewrite a zip (a Playwright trace) with every secret in its members masked.
+
+    Text members (the action log, DOM snapshots, network bodies) get the usual mask; a binary
+    member that holds a secret's bytes has them overwritten, which may spoil that member but
+    keeps the secret in the process.
+    """
+    secrets = [value.encode() for value in masker.values]
+    temp = path.with_name(f".{path.name}.masking")
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(temp, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            data = source.read(info)
+            if any(secret in data for secret in secrets):
+                data = _masked(data, masker, secrets)
+            target.writestr(info, data)
+    temp.replace(path)
+
+
+def _masked(data: bytes, masker: Masker, secrets: list[bytes]) -> bytes:
+    try:
+        return masker.text(data.decode("utf-8")).encode("utf-8")
+    except UnicodeDecodeError:
+        for secret in secrets:
+            data = data.replace(secret, MASK.encode())
+        return data
+
+
+def pixel_warning(settings: EvidenceSettings, masker: Masker) -> str | None:
+    """With secrets, pictures are the one channel masking cannot reach: say so once per run."""
+    pictures = settings.video != "off" or settings.tracing != "off" or settings.step_screenshots
+    if not (masker and pictures):
+        return None
+    return (
+        "secrets are masked in traces' text, but screenshots, trace frames and videos are pictures: "
+        "a secret shown on screen (typed into a visible field) can appear in them; type secrets "
+        "into password fields, or keep --trailblaze-screenshot, --trailblaze-tracing and "
+        "--trailblaze-video off for such trails"
+    )

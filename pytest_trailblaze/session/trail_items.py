@@ -1,0 +1,137 @@
+"""Which items a trail file becomes: one per platform (and device profile) it runs on, named."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, MutableMapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core.trail.devices import PLATFORMS, driver_type, platform_of
+from ..core.trail.legacy import BLAZE, DEFINITION, TrailDir, read_trail_dir
+from ..core.trail.lineage import resolve
+from ..core.trail.model import Trail
+from ..core.trail.parse import classifier_from_filename
+from ..workspace import Target, Workspace
+from .settings import Settings
+
+#: Legacy layouts read so far, by folder: each folder is read once per run.
+Layouts = MutableMapping[Path, TrailDir]
+
+
+@dataclass(frozen=True)
+class ItemFacts:
+    """A trail item as a session sees it, whatever runs it: one trail on one platform (and device)."""
+
+    nodeid: str
+    name: str
+    trail_id: str
+    trail: Trail
+    path: Path
+    platform: str
+    workspace: Workspace | None = None
+    target: Target | None = None
+
+
+def trail_dir(known: Layouts, folder: Path) -> TrailDir:
+    """The legacy layout of ``folder`` (see ``core.trail.legacy``), read once per run."""
+    if folder not in known:
+        known[folder] = read_trail_dir(folder)
+    return known[folder]
+
+
+def legacy_dir(known: Layouts, path: Path) -> TrailDir | None:
+    """The legacy directory ``path`` is one file of, or None when it is a trail of its own."""
+    if path.name not in (DEFINITION, BLAZE) and classifier_from_filename(path.name) is None:
+        return None
+    layout = trail_dir(known, path.parent)
+    return layout if layout.is_legacy and layout.holds(path) else None
+
+
+def item_pairs(known: Layouts, path: Path, trail: Trail, settings: Settings) -> list[tuple[str, str | None]]:
+    """``(platform, device)`` of the file's items: one per platform (and device profile); in a
+    legacy directory, only those whose device runs this file of it (docs/upstream.md, Trail files)."""
+    platforms = item_platforms(trail, settings)
+    layout = legacy_dir(known, path)
+    if layout is None:
+        return item_devices(platforms, settings)
+    serves = layout.platforms_for(path, platforms)
+    candidates = item_devices([p for p in PLATFORMS if p in serves], settings)
+    return [(p, d) for p, d in candidates if runs_here(layout, path, p, d, settings)]
+
+
+def runs_here(layout: TrailDir, path: Path, platform: str, device: str | None, settings: Settings) -> bool:
+    """Whether the item of ``platform`` (on ``device``) runs this file of the directory."""
+    profile = settings.appium.profiles.get(device or "")
+    segments = profile.segments if profile is not None else (platform,)
+    return layout.file_for(platform, segments) == path
+
+
+def trail_name(trail: Trail, path: Path, rootpath: Path) -> str:
+    """``config.id``, else the upstream short name: the path after ``/trails/``, no suffix."""
+    if trail.config.id:
+        return trail.config.id
+    posix = path.as_posix()
+    short = posix.rsplit("/trails/", 1)[1] if "/trails/" in posix else _relative(path, rootpath)
+    if path.name in (DEFINITION, BLAZE) or classifier_from_filename(path.name):
+        return short.rsplit("/", 1)[0] if "/" in short else path.parent.name
+    return short.removesuffix(".trail.yaml")
+
+
+def _relative(path: Path, rootpath: Path) -> str:
+    try:
+        return path.relative_to(rootpath).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def item_platforms(trail: Trail, settings: Settings) -> tuple[str, ...]:
+    """Platforms from the trail's classifiers; a trail naming none runs on the default platform."""
+    platforms = trail.platforms()
+    if platforms:
+        return tuple(p for p in PLATFORMS if p in platforms)
+    return (settings.default_platform,)
+
+
+def item_devices(platforms: Iterable[str], settings: Settings) -> list[tuple[str, str | None]]:
+    """``(platform, device name)`` per item: one per device of the platform, else one per platform."""
+    pairs: list[tuple[str, str | None]] = []
+    for platform in platforms:
+        names = [name for name, p in settings.appium.profiles.items() if p.platform == platform]
+        pairs += [(platform, name) for name in names] or [(platform, None)]
+    return pairs
+
+
+def driver_pin(trail: Trail, platform: str, settings: Settings) -> str | None:
+    """The driver enum name pinned for this platform (``--trailblaze-driver`` wins)."""
+    if settings.driver_override:
+        kind = driver_type(settings.driver_override)
+        if kind is not None and kind.platform == platform:
+            return kind.name
+    hit = resolve(trail.config.devices, (platform,))
+    if hit:
+        return hit[1]
+    narrower = [pin for key, pin in trail.config.devices.items() if platform_of(key) == platform]
+    if narrower:
+        return narrower[0]  # e.g. `ios-iphone: IOS_HOST`; the live device decides at run time
+    if trail.config.driver:
+        kind = driver_type(trail.config.driver)
+        return kind.name if kind is not None and kind.platform == platform else None
+    return None
+
+
+def skip_reason(trail: Trail, platform: str) -> str | None:
+    """``config.skip`` for the platform (closest-wins).
+
+    A platform without a driver is not skipped here: a ``pytest_trailblaze_make_driver`` hook may
+    still provide one, and only the ``trailblaze_driver`` fixture asks it.
+    """
+    skips = trail.config.skip
+    if skips:
+        if not trail.classifiers():
+            reasons = [r.strip() for r in skips.values() if r.strip()]
+            if reasons:
+                return f"config.skip: {reasons[0]}"
+        hit = resolve(skips, (platform,))
+        if hit and hit[1].strip():
+            return f"config.skip for {hit[0]}: {hit[1].strip()}"
+    return None
