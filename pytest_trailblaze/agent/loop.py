@@ -149,7 +149,7 @@ class AgentLoop:
     ) -> _Turned:
         """Run the reply's call, or hand its mistake back; the turns that record it."""
         if not reply.calls:
-            turns = [Turn("assistant", reply.text), Turn("user", NO_TOOL)]
+            turns = [Turn("assistant", _echoed(reply.text)), Turn("user", NO_TOOL)]
             return _Turned(turns, call_key("", {}, screen, "no tool"), "replied without calling a tool")
         request = reply.calls[0]
         extra = len(reply.calls) - 1
@@ -164,7 +164,7 @@ class AgentLoop:
             message, status = self._dispatch(request.name, args, ctx, run)
         if extra:
             message += f"\n(only the first of your {extra + 1} calls ran: make one call per turn)"
-        turns = [Turn("assistant", reply.text, call=request), Turn("result", message, call=request)]
+        turns = [Turn("assistant", _echoed(reply.text), call=request), Turn("result", message, call=request)]
         shown = json.dumps(args, ensure_ascii=False, default=str) if problem is None else request.arguments
         what = f"made the same call ({request.name} {_short(shown, 120)})"
         key = call_key(request.name, args if problem is None else request.arguments, screen, message)
@@ -300,6 +300,19 @@ def _hidden_arguments(name: str, args: dict[str, Any], specs: tuple[ToolSpec, ..
         f"invalid arguments for '{name}': unknown argument '{extra[0]}'{' (' + hint + ')' if hint else ''}; "
         f"accepted: {', '.join(offered) or 'none'}"
     )
+
+
+#: How much of a reply's prose the history keeps: a small model rambling up to its output cap
+#: (1,024 tokens) would otherwise push the next request past a 4,096-token context, and what
+#: the next call needs is the call made and its result, not the prose around it.
+MAX_ECHOED_CHARS = 600
+
+
+def _echoed(text: str) -> str:
+    """A reply's text as the next request repeats it: the start, and how much was left out."""
+    if len(text) <= MAX_ECHOED_CHARS:
+        return text
+    return f"{text[:MAX_ECHOED_CHARS]}... ({len(text) - MAX_ECHOED_CHARS} more characters left out)"
 
 
 def _short(text: str, limit: int = 200) -> str:

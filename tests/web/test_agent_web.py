@@ -490,6 +490,17 @@ def test_a_reply_without_a_tool_call_goes_back_to_the_model(
     assert second[3]["role"] == "user" and second[3]["content"].startswith("error: your reply called no tool")
 
 
+def test_a_rambling_reply_is_repeated_shortened(agent: Agent, open_app: Any, model: ScriptedModel) -> None:
+    """A small model that writes up to its output cap: the next request repeats the start of it,
+    so it stays within a small context (a 4,096-token server refused the second call)."""
+    page = open_app("index.html#counter")
+    ramble = "I think about the counter. " * 200
+    run = agent("Click it", text(ramble), call("web_click", ref="{ref:Increment}"), done())
+    assert counter(page) == "1" and run.llm_calls == 3
+    echoed = model.requests()[1]["messages"][2]["content"]
+    assert echoed == f"{ramble[:600]}... ({len(ramble) - 600} more characters left out)"
+
+
 def test_a_model_that_gives_up_fails_the_step(agent: Agent, open_app: Any) -> None:
     open_app("index.html#counter")
     message = failure(agent, "Buy a ticket", give_up("there is no ticket shop"))
