@@ -348,7 +348,8 @@ def describe_exception(exc: BaseException) -> str:
     return "\n".join(lines)
 
 
-_PACKAGE = Path(__file__).resolve().parents[1]
+#: The installed ``pytest_trailblaze`` folder (this file is ``core/run/runner.py`` in it).
+_PACKAGE = Path(__file__).resolve().parents[2]
 
 
 def _is_ours(filename: str) -> bool:
