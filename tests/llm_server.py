@@ -69,6 +69,11 @@ def first(move: Move, then: Move) -> Move:
     return {"kind": "first", "first": move, "then": then}
 
 
+def calls(*moves: Move) -> Move:
+    """One reply holding several tool calls (``call`` moves), as models may send."""
+    return {"kind": "calls", "moves": list(moves)}
+
+
 def done(why: str = "done") -> Move:
     return call("objectiveStatus", explanation=why, status="COMPLETED")
 
@@ -204,6 +209,8 @@ def ref_in(screen: str, fragment: str) -> str:
 
 
 def _resolved(move: Move, screen: str) -> Move:
+    if move["kind"] == "calls":
+        return {**move, "moves": [_resolved(m, screen) for m in move["moves"]]}
     if move["kind"] != "call":
         return move
 
@@ -222,9 +229,10 @@ def _openai_reply(move: Move, n: int, model: str) -> dict[str, Any]:
     if move["kind"] == "text":
         message["content"] = move["text"]
     else:
-        arguments = move["arguments"] if move["kind"] == "raw" else json.dumps(move["args"])
-        function = {"name": move["name"], "arguments": arguments}
-        message["tool_calls"] = [{"id": f"call_{n}", "type": "function", "function": function}]
+        message["tool_calls"] = [
+            {"id": f"call_{n}_{i}", "type": "function", "function": function}
+            for i, function in enumerate(_openai_functions(move))
+        ]
     return {
         "id": f"chatcmpl-{n}",
         "object": "chat.completion",
@@ -240,12 +248,23 @@ def _openai_reply(move: Move, n: int, model: str) -> dict[str, Any]:
     }
 
 
+def _openai_functions(move: Move) -> list[dict[str, str]]:
+    if move["kind"] == "calls":
+        return [f for m in move["moves"] for f in _openai_functions(m)]
+    arguments = move["arguments"] if move["kind"] == "raw" else json.dumps(move["args"])
+    return [{"name": move["name"], "arguments": arguments}]
+
+
 def _anthropic_reply(move: Move, n: int, model: str) -> dict[str, Any]:
     if move["kind"] == "text":
         content: list[dict[str, Any]] = [{"type": "text", "text": move["text"]}]
     else:
-        args = move["args"] if move["kind"] == "call" else move["arguments"]
-        content = [{"type": "tool_use", "id": f"toolu_{n}", "name": move["name"], "input": args}]
+        moves = move["moves"] if move["kind"] == "calls" else [move]
+        content = [
+            {"type": "tool_use", "id": f"toolu_{n}_{i}", "name": m["name"],
+             "input": m["args"] if m["kind"] == "call" else m["arguments"]}
+            for i, m in enumerate(moves)
+        ]  # fmt: skip
     return {
         "id": f"msg_{n}",
         "type": "message",
@@ -272,8 +291,12 @@ def _gemini_reply(move: Move, n: int, model: str) -> dict[str, Any]:
     if move["kind"] == "text":
         parts: list[dict[str, Any]] = [{"text": move["text"]}]
     else:
-        args = move["args"] if move["kind"] == "call" else {}
-        parts = [{"functionCall": {"name": move["name"], "args": args}, "thoughtSignature": signature(n)}]
+        moves = move["moves"] if move["kind"] == "calls" else [move]
+        parts = [
+            {"functionCall": {"name": m["name"], "args": m["args"] if m["kind"] == "call" else {}},
+             "thoughtSignature": signature(n)}
+            for m in moves
+        ]  # fmt: skip
     return {
         "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
         "usageMetadata": {

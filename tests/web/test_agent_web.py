@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from llm_server import ScriptedModel, call, done, garbage, give_up, http, raw, serve, slow, text
+from llm_server import ScriptedModel, call, calls, done, garbage, give_up, http, raw, serve, slow, text
 
 from pytest_trailblaze.agent import AgentLoop, LlmSpec, StepRun, make_provider
 from pytest_trailblaze.agent.agent_tools import TOOLS
@@ -499,6 +499,18 @@ def test_a_rambling_reply_is_repeated_shortened(agent: Agent, open_app: Any, mod
     assert counter(page) == "1" and run.llm_calls == 3
     echoed = model.requests()[1]["messages"][2]["content"]
     assert echoed == f"{ramble[:600]}... ({len(ramble) - 600} more characters left out)"
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "google"])
+def test_of_several_calls_in_one_reply_only_the_first_runs_and_the_model_is_told(
+    agent: Agent, open_app: Any, model: ScriptedModel, provider: str
+) -> None:
+    page = open_app("index.html#counter")
+    click = call("web_click", ref="{ref:Increment}")
+    run = agent("Click it once", calls(click, click, click), done(), provider=provider)
+    assert counter(page) == "1" and [c.name for c in run.calls] == ["web_click", "objectiveStatus"]
+    said = model.bodies[1].decode()
+    assert "(only the first of your 3 calls ran: make one call per turn)" in said
 
 
 def test_a_model_that_gives_up_fails_the_step(agent: Agent, open_app: Any) -> None:
