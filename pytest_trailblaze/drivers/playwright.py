@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import functools
 import re
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -43,8 +42,9 @@ from .browser import (
 from .fileurls import ConfinedFiles
 from .locators import ElementLocators
 from .loopstate import CallTimeout, PlaywrightLoop, bounded
-from .network import CapturedRequest, NetworkCapture, NetworkTracker
+from .network import NetworkCapture, NetworkTracker
 from .pageguard import PageGuard
+from .settle import PageSettle
 from .web_recording import ContextRecording
 
 __all__ = [
@@ -60,16 +60,13 @@ __all__ = [
 T = TypeVar("T")
 
 ATTACH_TIMEOUT_MS = 10_000
-NAVIGATION_SETTLE_MS = 10_000
-DRAIN_SETTLE_MS = 5_000
-REQUEST_POLL_MS = 250
 #: How long closing a trail's context may take before the trail moves on without it.
 CONTEXT_CLOSE_S = 10.0
 #: JPEG quality of the pictures a vision model gets: text stays sharp, files stay small.
 JPEG_QUALITY = 80
 
 
-class WebDriver(ElementLocators, ContextRecording, ConfinedFiles):
+class WebDriver(PageSettle, ElementLocators, ContextRecording, ConfinedFiles):
     """One trail's browser context and page, and its element resolution (``ElementLocators``; traces and
     video: ``ContextRecording``; which ``file://`` pages it may show: ``ConfinedFiles``)."""
 
@@ -199,69 +196,6 @@ class WebDriver(ElementLocators, ContextRecording, ConfinedFiles):
             else:
                 self.network.detach()
                 self.network_log.detach()
-
-    # -- settle -------------------------------------------------------------------------------
-    def perform(self, action: Callable[[], T], *, flush: bool = True) -> T:
-        """Run a page action, then wait as long as the page is still busy because of it.
-
-        Playwright delivers the request events an action caused with its next message, so one
-        cheap round trip (``flush``) comes first; it also brings ``page.url`` up to date. After an
-        element click in Chromium, Playwright made that round trip itself (``Page.enable`` to the
-        page's session before the click returns): measured, a fetch the click handler started, at
-        once or in a microtask, is seen as reliably without ours (``tests/web/test_settle.py``).
-        """
-        started, navigations = self.network.started, self.network.navigations
-        result = action()
-        navigated = False
-        if flush:
-            navigated = not self._flush()
-        if navigated or self.network.started != started:
-            self._settle(navigated=navigated or self.network.navigations != navigations)
-        self.check_frames()
-        return result
-
-    def _flush(self) -> bool:
-        """One round trip to the page; False when the page was navigating away meanwhile."""
-        from playwright.sync_api import Error
-
-        try:
-            self.within(lambda: self.page.evaluate("0"), "waiting for the page after the action")
-        except Error:
-            return False
-        return True
-
-    def _settle(self, *, navigated: bool) -> None:
-        from playwright.sync_api import Error
-
-        page = self.page
-        try:
-            if navigated:
-                page.wait_for_load_state("load", timeout=NAVIGATION_SETTLE_MS)
-                return
-            waited = 0
-            while self.network.pending and waited < DRAIN_SETTLE_MS:
-                page.wait_for_timeout(25)
-                waited += 25
-            if self.options.settle_quiet_ms:
-                page.wait_for_timeout(self.options.settle_quiet_ms)
-        except Error:
-            return  # a page still loading is not a failure of the action that started it
-
-    # -- network capture (web_assertNetworkEvent) ---------------------------------------------
-    def find_request(self, event_name: str, timeout_ms: int) -> CapturedRequest | None:
-        """The first request this trail's pages sent that mentions ``event_name`` (URL or body).
-
-        Polls until ``timeout_ms`` so a check right after an action sees a beacon the page sends a
-        moment later; one full scan always runs, so 0 checks once. Playwright delivers events
-        only during a call, hence the round trip before the first scan.
-        """
-        self._flush()
-        deadline = time.monotonic() + timeout_ms / 1000
-        found, start = self.network_log.search(event_name)
-        while found is None and (left_s := deadline - time.monotonic()) > 0:
-            self.page.wait_for_timeout(min(REQUEST_POLL_MS, left_s * 1000))
-            found, start = self.network_log.search(event_name, start)
-        return found
 
     # -- acting on elements -----------------------------------------------------------------
     def act(
