@@ -19,14 +19,11 @@ from collections.abc import Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..core.errors import DriverError, first_line
 from . import browser_launch, ffmpeg, remote
 from .loopstate import CallTimeout, PlaywrightLoop, bounded
-
-if TYPE_CHECKING:
-    from .playwright import WebDriver
 
 #: How long a browser may take to close before it is killed (Playwright's own wait is 30 s).
 BROWSER_CLOSE_S = 5.0
@@ -194,17 +191,6 @@ class BrowserHost:
         context = self.browser.new_context(**self.context_args(extra))
         prepare_context(context, self.options)
         return context
-
-    def new_driver(
-        self, base_dir: Path | None = None, context_args: Mapping[str, Any] | None = None
-    ) -> WebDriver:
-        """A trail's driver over a fresh context and page of this browser."""
-        from .playwright import WebDriver
-
-        context = self.new_context(context_args)
-        driver = WebDriver(context, context.new_page(), self.options, self.loop)
-        driver.video_problem = self.video_problem
-        return driver
 
     @functools.cached_property
     def video_problem(self) -> str | None:

@@ -24,21 +24,14 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ..core.errors import FatalToolError, ToolFailure, first_line
 from ..core.tooling.context import DeviceInfo
-from .browser import (
-    CHROMIUM_FLAGS,
-    NO_ANIMATIONS,
-    BrowserHost,
-    BrowserOptions,
-    find_system_chromium,
-    prepare_context,
-)
+from .browser import BrowserHost, BrowserOptions, prepare_context
 from .fileurls import ConfinedFiles
 from .locators import ElementLocators
 from .loopstate import CallTimeout, PlaywrightLoop, bounded
@@ -46,16 +39,6 @@ from .network import NetworkCapture, NetworkTracker
 from .pageguard import PageGuard
 from .settle import PageSettle
 from .web_recording import ContextRecording
-
-__all__ = [
-    "CHROMIUM_FLAGS",
-    "NO_ANIMATIONS",
-    "BrowserHost",
-    "BrowserOptions",
-    "WebDriver",
-    "find_system_chromium",
-    "resolve_url",
-]
 
 T = TypeVar("T")
 
@@ -111,6 +94,14 @@ class WebDriver(PageSettle, ElementLocators, ContextRecording, ConfinedFiles):
         prepare_context(context, options)
         page = context.pages[0] if context.pages else context.new_page()
         return cls(context, page, options, loop, owned=False)
+
+    @classmethod
+    def open(cls, host: BrowserHost, context_args: Mapping[str, Any] | None = None) -> WebDriver:
+        """A trail's driver over a fresh context and page of the host's browser."""
+        context = host.new_context(context_args)
+        driver = cls(context, context.new_page(), host.options, host.loop)
+        driver.video_problem = host.video_problem
+        return driver
 
     @contextmanager
     def active(self) -> Iterator[None]:
