@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import FatalToolError, ToolError
 from ..system.pycall import CodeRoots
@@ -14,6 +14,9 @@ from ..trail.lineage import resolution_chain, segments_for
 from .memory import Memory
 from .registry import MAX_DEPTH, ToolLogEntry, ToolRegistry
 from .tooldef import ToolDescriptor
+
+if TYPE_CHECKING:  # the driver contract names DeviceInfo, so it is imported for annotations only
+    from ..run.driver import Driver
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +68,8 @@ class ToolContext:
     registry: ToolRegistry
     memory: Memory
     device: DeviceInfo
-    driver: Any = None
+    #: The device's driver (``core/run/driver.py``); None where nothing drives a device (checks).
+    driver: Driver | None = None
     trail_path: str | None = None
     artifacts_dir: Path | None = None
     depth: int = 0
