@@ -14,6 +14,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ..core.errors import FatalToolError, ToolFailure, first_line
+from ..core.run.driver import Element
+from .locators import Located
 from .pageguard import PageGuard
 
 T = TypeVar("T")
@@ -30,6 +32,43 @@ class ElementActions:
     within: Callable[..., Any]  # the driver's bounded call into the page (``pageguard.py``)
     perform: Callable[..., Any]  # run a page action, then settle (``settle.py``)
     _settle: Callable[..., None]
+    page: Any
+
+    # -- the contract's element actions (``WebElements``) ----------------------------------------
+    def click(self, target: Element) -> None:
+        """Click the first element the target finds (a pointer action: see ``act``)."""
+        found = located(target)
+        self.act(found.locator.first, found.described, lambda loc, t: loc.click(timeout=t), pointer=True)
+
+    def fill(self, target: Element, text: str, *, sequentially: bool = False) -> None:
+        """Replace the field's content with ``text``, or type it key by key after what is there."""
+        found = located(target)
+        if sequentially:
+            self.act(found.locator, found.described, lambda loc, t: loc.press_sequentially(text, timeout=t))
+        else:
+            self.act(found.locator, found.described, lambda loc, t: loc.fill(text, timeout=t))
+
+    def hover(self, target: Element) -> None:
+        found = located(target)
+        self.act(found.locator, found.described, lambda loc, t: loc.hover(timeout=t))
+
+    def select(self, target: Element, values: list[str]) -> list[str]:
+        """Select options of a ``<select>`` by value or label; the values now selected."""
+        found = located(target)
+        chosen = self.act(found.locator, found.described, lambda loc, t: loc.select_option(values, timeout=t))
+        return list(chosen or values)
+
+    def press_key(self, key: str) -> None:
+        """A key or chord on the focused element (``Enter``, ``Control+A``)."""
+        press = functools.partial(self.within, lambda: self.page.keyboard.press(key), f"pressing {key!r}")
+        tool_call(lambda: self.perform(press), f"could not press {key!r}")
+
+    def scroll(self, dx: int, dy: int, over: Element | None = None) -> None:
+        """Turn the mouse wheel, over the target's first element when one is given."""
+        if over is not None:
+            found = located(over)
+            self.act(found.locator.first, found.described, lambda loc, t: loc.hover(timeout=t))
+        self.perform(lambda: self.within(lambda: self.page.mouse.wheel(dx, dy), "scrolling"))
 
     # -- acting on elements -----------------------------------------------------------------
     def act(
@@ -110,6 +149,29 @@ class ElementActions:
             if _page_gone(exc):
                 raise FatalToolError(f"the browser page is gone: {first_line(exc)}") from None
             raise ToolFailure(f"{described}: {first_line(exc)}") from None
+
+
+def located(target: Element) -> Located:
+    """The web driver's own form of an element it located (the contract keeps it opaque)."""
+    if not isinstance(target, Located):
+        raise FatalToolError(f"{target.described} was not located by the web driver")
+    return target
+
+
+def tool_call(action: Callable[[], T], what: str, timed_out: Callable[[], None] | None = None) -> T:
+    """Run a Playwright call; its errors become a tool failure with the first line of the cause.
+
+    ``timed_out()`` runs first when the call timed out (not when it failed at once).
+    """
+    from playwright.sync_api import Error
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        return action()
+    except Error as exc:
+        if timed_out is not None and isinstance(exc, PlaywrightTimeout):
+            timed_out()
+        raise ToolFailure(f"{what}: {first_line(exc)}") from None
 
 
 def _action_done(exc: BaseException) -> bool:

@@ -3,14 +3,14 @@
 
 A mixin of ``WebDriver`` (it needs the driver's ``page`` and ``hierarchy()``): the rules for
 turning a ref and/or ``nodeSelector.web`` into one Playwright locator live here, the actions and
-their timeouts in ``playwright.py``.
+their timeouts in ``element_actions.py``. What ``locate`` returns is the contract's ``Element``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..core.errors import ToolFailure
 from ..core.screen import aria
@@ -29,6 +29,14 @@ FALLBACK_ROLES = (
 )
 
 
+class Located(NamedTuple):
+    """A located element (the driver contract's ``Element``): the Playwright locator, and how
+    messages name it (``css=#pay``, ``nodeSelector.web(...) or e7``)."""
+
+    locator: Any
+    described: str
+
+
 class ElementLocators:
     """Locators for refs and node selectors over ``self.page``."""
 
@@ -40,7 +48,7 @@ class ElementLocators:
         """How many elements ``locator`` finds now (bounded: counting runs in the page)."""
         return int(self.within(locator.count, "looking for elements"))
 
-    def locate(self, ref: str | None, node_selector: Mapping[str, Any] | None) -> tuple[Any, str]:
+    def locate(self, ref: str | None, node_selector: Mapping[str, Any] | None) -> Located:
         """The locator for a ref and/or nodeSelector, and a description for messages."""
         node = self._node_locator(node_selector) if node_selector else None
         ref_text = (ref or "").strip()
@@ -54,8 +62,8 @@ class ElementLocators:
             d for d in (describe_selector(node_selector) if node is not None else "", ref_text) if d
         )
         if node is not None and by_ref is not None:
-            return node.or_(by_ref), described
-        return (node if node is not None else by_ref), described
+            return Located(node.or_(by_ref), described)
+        return Located(node if node is not None else by_ref, described)
 
     def _ref_locator(self, ref: str, *, required: bool) -> Any:
         if ref.startswith("css="):

@@ -1,19 +1,13 @@
-"""The web driver: a trail's browser context and page, and how web tools find elements.
+"""The web driver: a trail's browser context and page, implementing the driver contract's
+``WebSession`` (``core/run/driver.py``) so that nothing above ``drivers/`` touches Playwright.
 
-The browser itself (launch, contexts) is ``browser.py``. Element lookup follows upstream exactly
-(``locators.py``: ``css=`` refs, ``eN`` snapshot ids, ARIA descriptors, ``nodeSelector.web`` OR'd
-with the ref, a 10 s attach wait). Two choices keep replay close to raw Playwright speed without
-changing what a trail means:
-
-* the attach wait and the action share one round trip: the action runs with the attach budget
-  first, and only when it times out do we ask whether the element exists at all (not found →
-  the "No element found" failure; found but refusing the action → the rest of the action
-  timeout, then Playwright's reason, such as a modal that intercepts pointer events);
-* the post-action settle is event-driven: network activity is tracked from Playwright's own
-  events (``network.py``, which also keeps the trail's requests for ``web_assertNetworkEvent``),
-  so an action that started no request costs nothing, while one that navigated waits for
-  ``load`` (10 s cap) and one that started requests waits for them to drain (5 s cap) plus a
-  quiet window.
+The browser itself (launch, contexts) is ``browser.py``. The driver is assembled from mixins, one
+concern each: element lookup following upstream exactly (``locators.py``: ``css=`` refs, ``eN``
+snapshot ids, ARIA descriptors, ``nodeSelector.web`` OR'd with the ref), actions whose attach
+wait shares the action's round trip (``element_actions.py``), the event-driven settle after an
+action (``settle.py``), verification checks (``page_checks.py``), durable selectors for the agent
+(``durable_web.py``), traces and videos (``web_recording.py``) and the ``file://`` pages a trail
+may show (``fileurls.py``). Navigation, snapshots and the page's state are here.
 
 A driver knows the Playwright loop its objects belong to (``loopstate.py``): ``active()`` marks it
 on the thread for a block and puts the previous mark back, which the plugin does around each
@@ -22,18 +16,24 @@ trail so that nothing of Playwright's stays marked between tests.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
+from ..core.errors import ToolFailure
+from ..core.jsondata import JsonObject, JsonValue
+from ..core.screen.node_selectors import java_quotes
 from ..core.tooling.context import DeviceInfo
 from .browser import BrowserHost, BrowserOptions, prepare_context
-from .element_actions import ElementActions
+from .durable_web import DurableSelectors
+from .element_actions import ElementActions, tool_call
 from .fileurls import ConfinedFiles
 from .locators import ElementLocators
 from .loopstate import CallTimeout, PlaywrightLoop, bounded
-from .network import NetworkCapture, NetworkTracker
+from .network import CapturedRequest, NetworkCapture, NetworkTracker
+from .page_checks import PageChecks
 from .pageguard import PageGuard
 from .settle import PageSettle
 from .web_recording import ContextRecording
@@ -46,9 +46,10 @@ CONTEXT_CLOSE_S = 10.0
 JPEG_QUALITY = 80
 
 
-class WebDriver(ElementActions, PageSettle, ElementLocators, ContextRecording, ConfinedFiles):
-    """One trail's browser context and page, and its element resolution (``ElementLocators``; traces and
-    video: ``ContextRecording``; which ``file://`` pages it may show: ``ConfinedFiles``)."""
+class WebDriver(
+    ElementActions, PageChecks, PageSettle, ElementLocators, DurableSelectors, ContextRecording, ConfinedFiles
+):
+    """One trail's browser context and page (the mixins: see the module's docstring)."""
 
     platform = "web"
     driver_key = "playwright-native"
@@ -112,7 +113,7 @@ class WebDriver(ElementActions, PageSettle, ElementLocators, ContextRecording, C
         bound = seconds if seconds is not None else self.options.action_timeout_ms / 1000
         return self.guard.call(action, within_s=bound, what=what)
 
-    # -- the driver protocol ----------------------------------------------------------------
+    # -- the driver contract (Driver, Hierarchy, Screenshots, VisionImages, Pausing) -------------
     def device_info(self) -> DeviceInfo:
         size = self.page.viewport_size or {
             "width": self.options.viewport[0],
@@ -185,10 +186,63 @@ class WebDriver(ElementActions, PageSettle, ElementLocators, ContextRecording, C
                 self.network.detach()
                 self.network_log.detach()
 
-    # -- navigation ---------------------------------------------------------------------------
-    def resolve_url(self, url: str, trail_dir: Path | None) -> str:
-        """Scheme URLs as they are; relative paths against the trail's folder, then the cwd."""
-        return resolve_url(url, trail_dir)
+    # -- navigation (the contract's ``WebNavigation``) -------------------------------------------
+    def open_url(self, url: str, trail_dir: Path | None) -> str:
+        """Open ``url`` (a relative path against the trail's folder, then the cwd); the URL shown."""
+        target = resolve_url(url, trail_dir)
+        self.check_url(target)
+        page = self.page
+        tool_call(
+            lambda: self.perform(lambda: page.goto(target), flush=False),
+            f"could not open {target}",
+            # a page that never finished loading may be stuck in its own script: that is the cause
+            timed_out=lambda: self.guard.check_alive(
+                f"opening {target}", self.options.navigation_timeout_ms / 1000
+            ),
+        )
+        return str(page.url)
+
+    def history(self, direction: Literal["back", "forward"]) -> str:
+        """Go back or forward; the URL shown after. Fails when history has no page that way."""
+        page = self.page
+        move = page.go_back if direction == "back" else page.go_forward
+        before = page.url
+        response = tool_call(lambda: self.perform(move), f"could not go {direction}")
+        if response is None and page.url == before:
+            raise ToolFailure(f"there is no page to go {direction} to (history is empty)")
+        return str(page.url)
+
+    def current_url(self) -> str:
+        return str(self.page.url)
+
+    def wait_for_url(self, pattern: str, timeout_ms: int) -> str:
+        """Wait until the URL matches ``pattern`` (a Java-style regex, ``\\Q...\\E`` quoting too)."""
+        regex = re.compile(java_quotes(pattern))
+        page = self.page
+        tool_call(lambda: page.wait_for_url(regex, timeout=timeout_ms), f"the URL never matched /{pattern}/")
+        return str(page.url)
+
+    # -- the page's state (the contract's ``WebPage``) -------------------------------------------
+    def evaluate(self, script: str) -> JsonValue:
+        """Evaluate JavaScript in the page; its result as JSON-shaped data."""
+        result = tool_call(
+            lambda: self.within(lambda: self.page.evaluate(script), "web_evaluate"), "the script failed"
+        )
+        self.check_frames()
+        return cast(JsonValue, result)
+
+    def storage_state(self) -> JsonObject:
+        return cast(JsonObject, self.within(self.context.storage_state, "reading the storage state"))
+
+    def add_cookies(self, cookies: list[JsonObject]) -> None:
+        tool_call(lambda: self.context.add_cookies(cookies), "could not apply the cookies")
+
+    def resize(self, width: int, height: int) -> None:
+        self.within(lambda: self.page.set_viewport_size({"width": width, "height": height}), "resizing")
+
+    def sent_requests(self) -> Sequence[CapturedRequest]:
+        """Every request this trail's pages sent so far, oldest first."""
+        return self.network_log.requests
 
 
 #: Whether the document's root is a plain ``<html>``: nothing on it that changes its ARIA line.

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from .element_actions import tool_call
 from .network import CapturedRequest, NetworkCapture, NetworkTracker
 
 T = TypeVar("T")
@@ -86,6 +87,9 @@ class PageSettle:
         moment later; one full scan always runs, so 0 checks once. Playwright delivers events
         only during a call, hence the round trip before the first scan.
         """
+        return tool_call(lambda: self._search(event_name, timeout_ms), "could not read the page's requests")
+
+    def _search(self, event_name: str, timeout_ms: int) -> CapturedRequest | None:
         self._flush()
         deadline = time.monotonic() + timeout_ms / 1000
         found, start = self.network_log.search(event_name)

@@ -1,21 +1,23 @@
-"""Built-in mobile tools over the Appium driver, for android and ios.
+"""Built-in mobile tools over the driver contract's ``MobileSession``, for android and ios.
 
-Selector tools resolve ``nodeSelector`` in the page source (pure Python, ``drivers.selectors``)
-and act on the node they found. The older text tools (``tapOnElementWithText``...) are selectors
-too: a case-insensitive substring of the text, in the Maestro dialect, as upstream wrote them.
+Selector tools resolve ``nodeSelector`` in the page source (pure Python, ``core/screen``) and act
+on the node they found; the queries scripted tools branch on (``findMatches``) live here too. The
+older text tools (``tapOnElementWithText``...) are in ``mobile_text.py``, built on the selector
+helpers here.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ..core.errors import FatalToolError, ToolFailure
+from ..core.run.driver import MobileSession
 from ..core.screen.node_selectors import Node, describe, matches_pattern
 from ..core.tooling.context import ToolContext
-from ..core.tooling.tooldef import CaseInsensitiveEnum, ToolResult, tool
+from ..core.tooling.tooldef import CaseInsensitiveEnum, PythonTool, ToolResult, tool
 from ..core.trail.nodeselector import NodeSelector
-from ..drivers.appium import MobileDriver
 from .limits import TimeoutMs
 
 MOBILE = ("android", "ios")
@@ -28,15 +30,16 @@ class TextMatchMode(CaseInsensitiveEnum):
     REGEX = "REGEX"
 
 
-def mobile(ctx: ToolContext) -> MobileDriver:
-    if not isinstance(ctx.driver, MobileDriver):
+def mobile(ctx: ToolContext) -> MobileSession:
+    """The session's driver as a mobile driver; a driver that is none fails the call for good."""
+    if not isinstance(ctx.driver, MobileSession):
         raise FatalToolError(
             f"mobile tools need the Appium driver, this session has {type(ctx.driver).__name__}"
         )
     return ctx.driver
 
 
-def mobile_tool(**kwargs: Any) -> Any:
+def mobile_tool(**kwargs: Any) -> Callable[[Callable[..., Any]], PythonTool]:
     kwargs.setdefault("toolset", "core_interaction")
     kwargs.setdefault("platforms", MOBILE)
     return tool(source="builtin", **kwargs)
@@ -48,20 +51,23 @@ def _selector(node_selector: NodeSelector | None, tool_name: str) -> dict[str, A
     return node_selector.as_dict()
 
 
-def _only(driver: MobileDriver, selector: dict[str, Any], timeout_ms: int) -> Node:
+def only(driver: MobileSession, selector: dict[str, Any], timeout_ms: int | None = None) -> Node:
+    """The first visible element ``selector`` finds, waiting up to ``timeout_ms`` (the tools' default)."""
+    timeout_ms = DEFAULT_WAIT_MS if timeout_ms is None else timeout_ms
     found = driver.wait_for(selector, timeout_ms / 1000)
     if not found:
         raise ToolFailure(f"no visible element matches {describe(selector)} (waited {timeout_ms / 1000:g} s)")
     return found[0]
 
 
-def shown_text(driver: MobileDriver, text: str, **filters: Any) -> Node:
+def shown_text(driver: MobileSession, text: str, **filters: Any) -> Node:
     """The visible element showing ``text`` (Maestro style: a substring, any case)."""
-    return _only(driver, text_selector(driver, text, **filters), DEFAULT_WAIT_MS)
+    return only(driver, text_selector(driver, text, **filters))
 
 
-def _absent(driver: MobileDriver, selector: dict[str, Any], timeout_ms: int, what: str) -> None:
+def absent(driver: MobileSession, selector: dict[str, Any], what: str, timeout_ms: int | None = None) -> None:
     """Wait until nothing visible matches ``selector``; fail naming what is still there."""
+    timeout_ms = DEFAULT_WAIT_MS if timeout_ms is None else timeout_ms
     found = driver.wait_for(selector, timeout_ms / 1000, present=False)
     if found:
         raise ToolFailure(f"{found[0].label()} {what} is still visible")
@@ -72,7 +78,7 @@ def text_of(node: Node) -> str:
 
 
 def text_selector(
-    driver: MobileDriver,
+    driver: MobileSession,
     text: str | None,
     *,
     field: str = "textRegex",
@@ -105,7 +111,7 @@ def tapOnElementBySelector(
 ) -> str:
     """Tap the element a recorded selector finds (the first one in reading order)."""
     driver = mobile(ctx)
-    node = _only(driver, _selector(nodeSelector, "tapOnElementBySelector"), DEFAULT_WAIT_MS)
+    node = only(driver, _selector(nodeSelector, "tapOnElementBySelector"))
     driver.tap(node, long_press=longPress)
     return f"{'Long-pressed' if longPress else 'Tapped'} {node.label()}"
 
@@ -116,7 +122,7 @@ def tapOn(
 ) -> str:
     """Tap an element found by selector, optionally at a point relative to its bounds ("25%,50%")."""
     driver = mobile(ctx)
-    node = _only(driver, selector.as_dict(), DEFAULT_WAIT_MS)
+    node = only(driver, selector.as_dict())
     if relativePoint:
         fx, fy = parse_relative(relativePoint)
         driver.tap_point(
@@ -137,7 +143,7 @@ def assertVisibleBySelector(
 ) -> str:
     """Wait until a selector finds a visible element; optionally check its text."""
     driver = mobile(ctx)
-    node = _only(driver, _selector(nodeSelector, "assertVisibleBySelector"), timeoutMs or DEFAULT_WAIT_MS)
+    node = only(driver, _selector(nodeSelector, "assertVisibleBySelector"), timeoutMs or DEFAULT_WAIT_MS)
     if expectedText is not None and not text_matches(text_of(node), expectedText, textMatchMode):
         raise ToolFailure(
             f"{node.label()} shows {text_of(node)!r}, expected {expectedText!r} ({textMatchMode.value})"
@@ -152,7 +158,7 @@ def assertNotVisibleBySelector(
     """Wait until no visible element matches a selector."""
     driver = mobile(ctx)
     selector = _selector(nodeSelector, "assertNotVisibleBySelector")
-    _absent(driver, selector, timeoutMs or DEFAULT_WAIT_MS, f"({describe(selector)})")
+    absent(driver, selector, f"({describe(selector)})", timeoutMs or DEFAULT_WAIT_MS)
     return f"nothing matches {describe(selector)}"
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.errors import ToolArgumentError
+from ..core.run.driver import MobileSession
 from ..core.screen.node_selectors import Node
 from ..core.tooling.context import ToolContext
-from ..drivers.appium import MobileDriver
 from .limits import Index
-from .mobile import DEFAULT_WAIT_MS, _absent, _only, mobile, mobile_tool, shown_text, text_selector
+from .mobile import absent, mobile, mobile_tool, only, shown_text, text_selector
 
 
 @mobile_tool(is_verification=True, toolset="verification")
@@ -43,7 +43,7 @@ def assertNotVisibleWithText(
     """Assert no visible element shows this text (a substring, any case)."""
     driver = mobile(ctx)
     selector = text_selector(driver, text, id=id, index=index, enabled=enabled, selected=selected)
-    _absent(driver, selector, DEFAULT_WAIT_MS, f"showing {text!r}")
+    absent(driver, selector, f"showing {text!r}")
     return f"no element shows {text!r}"
 
 
@@ -75,12 +75,12 @@ def _string_index(index: str | int | None) -> int:
 
 def _by_accessibility_text(
     ctx: ToolContext, text: str, index: str | int | None, **filters: Any
-) -> tuple[MobileDriver, Node]:
+) -> tuple[MobileSession, Node]:
     """The visible element whose accessibility text (content-desc, iOS label) contains ``text``, any case."""
     driver = mobile(ctx)
     position = _string_index(index)
     selector = text_selector(driver, text, field="accessibilityTextRegex", index=position, **filters)
-    return driver, _only(driver, selector, DEFAULT_WAIT_MS)
+    return driver, only(driver, selector)
 
 
 @mobile_tool(surface_to_llm=False)
@@ -169,7 +169,7 @@ def assertVisibleWithResourceId(
         enabled=enabled,
         selected=selected,
     )
-    return f"{_only(driver, selector, DEFAULT_WAIT_MS).label()} is visible"
+    return f"{only(driver, selector).label()} is visible"
 
 
 TOOLS = (

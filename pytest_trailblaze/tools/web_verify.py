@@ -6,15 +6,16 @@ from "the element is there but does not hold".
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..core.errors import ToolFailure, first_line
+from ..core.errors import ToolFailure
+from ..core.run.driver import SentRequest
 from ..core.tooling.context import ToolContext
-from ..core.tooling.tooldef import CaseInsensitiveEnum
+from ..core.tooling.tooldef import CaseInsensitiveEnum, PythonTool
 from ..core.trail.nodeselector import NodeSelector
-from ..drivers.playwright import WebDriver
 from .limits import TimeoutMs
-from .web import _guard, _selector, playwright, web, web_tool
+from .web import target, web, web_tool
 
 EXPECT_TIMEOUT_MS = 5_000
 
@@ -25,22 +26,15 @@ class ValueCheck(CaseInsensitiveEnum):
     ATTRIBUTE = "ATTRIBUTE"
 
 
-# -- verification ------------------------------------------------------------------------------
-def verify_tool(**kwargs: Any) -> Any:
+def verify_tool(**kwargs: Any) -> Callable[[Callable[..., Any]], PythonTool]:
     return web_tool(is_verification=True, toolset="web_verification", **kwargs)
 
 
 @verify_tool()
 def web_verifyTextVisible(ctx: ToolContext, text: str) -> str:
     """Assert that text (case-insensitive substring) is visible on the page."""
-    driver = web(ctx)
-    try:
-        playwright().expect(driver.page.get_by_text(text).first).to_be_visible(timeout=EXPECT_TIMEOUT_MS)
-    except AssertionError:
-        driver.guard.check_alive(f"looking for text {text!r}", EXPECT_TIMEOUT_MS / 1000)
-        raise ToolFailure(
-            f"text {text!r} is not visible on the page (waited {EXPECT_TIMEOUT_MS // 1000} s)"
-        ) from None
+    if not web(ctx).text_visible(text, EXPECT_TIMEOUT_MS):
+        raise ToolFailure(f"text {text!r} is not visible on the page (waited {EXPECT_TIMEOUT_MS // 1000} s)")
     return f"Text {text!r} is visible"
 
 
@@ -50,9 +44,9 @@ def web_verifyElementVisible(
 ) -> str:
     """Assert that an element is visible."""
     driver = web(ctx)
-    locator, described = driver.locate(ref, _selector(nodeSelector))
-    _expect_element(driver, locator.first, described, lambda e: e.to_be_visible(timeout=EXPECT_TIMEOUT_MS))
-    return f"{described} is visible"
+    element = target(driver, ref, nodeSelector)
+    driver.expect_visible(element, EXPECT_TIMEOUT_MS)
+    return f"{element.described} is visible"
 
 
 @verify_tool()
@@ -66,24 +60,16 @@ def web_verifyValue(
 ) -> str:
     """Assert an element's text (contains), input value, or attribute."""
     driver = web(ctx)
-    locator, described = driver.locate(ref, _selector(nodeSelector))
-    first = locator.first
+    element = target(driver, ref, nodeSelector)
     if type is ValueCheck.ATTRIBUTE:
         if not attribute:
             raise ToolFailure("web_verifyValue with type ATTRIBUTE needs `attribute`")
-        _expect_element(
-            driver,
-            first,
-            described,
-            lambda e: e.to_have_attribute(attribute, expected, timeout=EXPECT_TIMEOUT_MS),
-        )
+        driver.expect_attribute(element, attribute, expected, EXPECT_TIMEOUT_MS)
     elif type is ValueCheck.VALUE:
-        _expect_element(
-            driver, first, described, lambda e: e.to_have_value(expected, timeout=EXPECT_TIMEOUT_MS)
-        )
-    else:
-        _expect_text_or_value(driver, first, described, expected)
-    return f"{described} has {type.value.lower()} {expected!r}"
+        driver.expect_value(element, expected, EXPECT_TIMEOUT_MS)
+    else:  # contains the text, else has it as its input value, as upstream checks
+        driver.expect_text(element, expected, EXPECT_TIMEOUT_MS)
+    return f"{element.described} has {type.value.lower()} {expected!r}"
 
 
 @verify_tool()
@@ -94,15 +80,12 @@ def web_verifyListVisible(
     if not items:
         raise ToolFailure("web_verifyListVisible needs at least one item")
     driver = web(ctx)
-    locator, described = driver.locate(ref, _selector(nodeSelector))
-    container = locator.first
-    _expect_element(driver, container, described, lambda e: e.to_be_visible(timeout=EXPECT_TIMEOUT_MS))
-    missing = [
-        item for item in items if driver.within(container.get_by_text(item).count, "looking for it") == 0
-    ]
+    container = target(driver, ref, nodeSelector)
+    driver.expect_visible(container, EXPECT_TIMEOUT_MS)
+    missing = driver.texts_missing(container, items)
     if missing:
-        raise ToolFailure(f"{described} does not show: {', '.join(repr(m) for m in missing)}")
-    return f"{described} shows all {len(items)} items"
+        raise ToolFailure(f"{container.described} does not show: {', '.join(repr(m) for m in missing)}")
+    return f"{container.described} shows all {len(items)} items"
 
 
 @verify_tool()
@@ -111,13 +94,13 @@ def web_assertNetworkEvent(ctx: ToolContext, eventName: str, timeoutMs: TimeoutM
     if not eventName.strip():
         raise ToolFailure("eventName must not be blank: an empty name would match every request")
     driver = web(ctx)
-    found = _guard(lambda: driver.find_request(eventName, timeoutMs), "could not read the page's requests")
+    found = driver.find_request(eventName, timeoutMs)
     if found is None:
-        raise ToolFailure(_event_not_sent(eventName, timeoutMs, driver.network_log.requests))
+        raise ToolFailure(_event_not_sent(eventName, timeoutMs, driver.sent_requests()))
     return f"Network event {eventName!r} was sent: {found.method} {found.url}"
 
 
-def _event_not_sent(event_name: str, timeout_ms: int, requests: list[Any]) -> str:
+def _event_not_sent(event_name: str, timeout_ms: int, requests: Sequence[SentRequest]) -> str:
     """Which requests were scanned, the latest few named, so a near miss is easy to spot."""
     latest = requests[-5:]
     shown = f"; the last {len(latest)}: " + ", ".join(r.describe() for r in latest) if latest else ""
@@ -125,33 +108,6 @@ def _event_not_sent(event_name: str, timeout_ms: int, requests: list[Any]) -> st
         f"network event {event_name!r} is in none of the {len(requests)} request(s) this trail's "
         f"pages sent (URL or body, waited {timeout_ms} ms){shown}"
     )
-
-
-def _expect_element(driver: WebDriver, element: Any, described: str, check: Any) -> None:
-    """Run an ``expect`` assertion; distinguish 'no such element' from 'assertion did not hold'."""
-    try:
-        check(playwright().expect(element))
-    except AssertionError as exc:
-        driver.guard.check_alive(described, EXPECT_TIMEOUT_MS / 1000)
-        if driver.within(element.count, f"looking for {described}") == 0:
-            raise ToolFailure(f"No element found matching {described}") from None
-        raise ToolFailure(f"{described}: {first_line(exc)}") from None
-
-
-def _expect_text_or_value(driver: WebDriver, element: Any, described: str, expected: str) -> None:
-    """TEXT checks contain-text first, then fall back to the input value, as upstream does."""
-    try:
-        playwright().expect(element).to_contain_text(expected, timeout=EXPECT_TIMEOUT_MS)
-        return
-    except AssertionError:
-        driver.guard.check_alive(described, EXPECT_TIMEOUT_MS / 1000)
-    try:
-        playwright().expect(element).to_have_value(expected, timeout=1_000)
-    except (AssertionError, playwright().Error):
-        if driver.within(element.count, f"looking for {described}") == 0:
-            raise ToolFailure(f"No element found matching {described}") from None
-        shown = _guard(lambda: element.inner_text(timeout=1_000), "could not read the element")
-        raise ToolFailure(f"{described} does not contain {expected!r} (its text is {shown!r})") from None
 
 
 TOOLS = (

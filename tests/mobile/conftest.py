@@ -399,4 +399,3 @@ def device(request: pytest.FixtureRequest) -> Device:
 def short_waits(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tools that wait 5 s by default wait 0.3 s (for the tests that expect them to give up)."""
     monkeypatch.setattr("pytest_trailblaze.tools.mobile.DEFAULT_WAIT_MS", 300)
-    monkeypatch.setattr("pytest_trailblaze.tools.mobile_text.DEFAULT_WAIT_MS", 300)
