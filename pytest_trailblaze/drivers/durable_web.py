@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core.errors import ToolError
-from ..core.jsondata import JsonObject, JsonValue
+from ..core.jsondata import JsonObject, JsonValue, SelectorSpec
 from ..core.screen import aria
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator
+
+    from .locators import Located
 
 _ID_RE = re.compile(r"^[A-Za-z][\w-]*$")
 
@@ -26,10 +31,10 @@ class DurableSelectors:
     """``durable_selector`` over the driver's element resolution (``locators.py``)."""
 
     numbered_elements: Callable[[], dict[str, aria.AriaElement]]
-    locator_of: Callable[[aria.AriaElement], Any]
-    by_role: Callable[[str, str | None], Any]
-    count_of: Callable[[Any], int]
-    locate: Callable[..., Any]
+    locator_of: Callable[[aria.AriaElement], Locator]
+    by_role: Callable[[str, str | None], Locator]
+    count_of: Callable[[Locator], int]
+    locate: Callable[[str | None, SelectorSpec | None], Located]
 
     def durable_selector(self, ref: str) -> JsonObject | None:
         """``{"web": {...}}`` for the element ``eN`` names on the current page, or None when no
@@ -51,7 +56,7 @@ class DurableSelectors:
         except (Error, ToolError):  # gone or unresolvable: the tool call itself will say why
             return None
 
-    def _first_finding(self, target: Any, found: aria.AriaElement) -> JsonObject | None:
+    def _first_finding(self, target: Locator, found: aria.AriaElement) -> JsonObject | None:
         """The most durable selector whose first match is ``target``: id, test id, then role."""
         for attribute, candidate in (("id", _by_id), ("data-testid", _by_test_id)):
             value = target.get_attribute(attribute, timeout=PROBE_TIMEOUT_MS)
@@ -70,11 +75,11 @@ class DurableSelectors:
             web["nthIndex"] = nth
         return {"web": web}
 
-    def _finds(self, locator: Any, target: Any) -> bool:
+    def _finds(self, locator: Locator, target: Locator) -> bool:
         """Whether ``locator`` (one element at most) is ``target``: one bounded round trip, no handles."""
         return bool(self.count_of(locator.and_(target)))
 
-    def _position(self, by_role: Any, target: Any) -> int | None:
+    def _position(self, by_role: Locator, target: Locator) -> int | None:
         """The target's index among the role's elements, when the snapshot's count was off."""
         for index in range(self.count_of(by_role)):
             if self._finds(by_role.nth(index), target):

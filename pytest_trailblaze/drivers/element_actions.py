@@ -11,12 +11,17 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core.errors import FatalToolError, ToolFailure, first_line
 from ..core.run.driver import Element
 from .locators import Located
 from .pageguard import PageGuard
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, Page
+
+    from .browser import BrowserOptions
 
 T = TypeVar("T")
 
@@ -26,13 +31,13 @@ ATTACH_TIMEOUT_MS = 10_000
 class ElementActions:
     """Actions on located elements, over the driver's settle (``settle.py``) and bounded calls."""
 
-    options: Any
+    options: BrowserOptions
     guard: PageGuard
     clicks_flush: bool
     within: Callable[..., Any]  # the driver's bounded call into the page (``pageguard.py``)
     perform: Callable[..., Any]  # run a page action, then settle (``settle.py``)
     _settle: Callable[..., None]
-    page: Any
+    page: Page
 
     # -- the contract's element actions (``WebElements``) ----------------------------------------
     def click(self, target: Element) -> None:
@@ -72,7 +77,12 @@ class ElementActions:
 
     # -- acting on elements -----------------------------------------------------------------
     def act(
-        self, locator: Any, described: str, action: Callable[[Any, float], T], *, pointer: bool = False
+        self,
+        locator: Locator,
+        described: str,
+        action: Callable[[Locator, float], T],
+        *,
+        pointer: bool = False,
     ) -> T:
         """Run ``action(locator, timeout)`` with the attach wait folded into its first attempt.
 
@@ -109,7 +119,7 @@ class ElementActions:
         except PlaywrightTimeout as exc:
             raise ToolFailure(_refused(described, exc, first + budget)) from None
 
-    def _second_budget(self, locator: Any, described: str, exc: Exception, first: int) -> int:
+    def _second_budget(self, locator: Locator, described: str, exc: Exception, first: int) -> int:
         """How long the action may still try after a first attempt that timed out before acting."""
         timeout = self.options.action_timeout_ms
         if _resolved(exc):  # the element was there all along and refused the action
@@ -124,7 +134,7 @@ class ElementActions:
             ) from None
         return timeout
 
-    def _attached_within(self, locator: Any, timeout_ms: int) -> bool:
+    def _attached_within(self, locator: Locator, timeout_ms: int) -> bool:
         """Whether an element of the locator attaches within ``timeout_ms`` (the attach wait's rest)."""
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
 

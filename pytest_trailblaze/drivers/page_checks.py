@@ -9,12 +9,15 @@ does not hold".
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ToolFailure, first_line
 from ..core.run.driver import Element
 from .element_actions import located, tool_call
 from .pageguard import PageGuard
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, LocatorAssertions, Page
 
 #: How long the input-value fallback of a text check waits, after the text check itself.
 VALUE_FALLBACK_MS = 1_000
@@ -23,7 +26,7 @@ VALUE_FALLBACK_MS = 1_000
 class PageChecks:
     """Assertions over ``self.page`` and located elements."""
 
-    page: Any
+    page: Page
     guard: PageGuard
     within: Callable[..., Any]  # the driver's bounded call into the page (``pageguard.py``)
 
@@ -75,7 +78,9 @@ class PageChecks:
             text for text in texts if self.within(container.get_by_text(text).count, "looking for it") == 0
         ]
 
-    def _expect_element(self, target: Element, timeout_ms: int, check: Callable[[Any], None]) -> None:
+    def _expect_element(
+        self, target: Element, timeout_ms: int, check: Callable[[LocatorAssertions], None]
+    ) -> None:
         """Run an ``expect`` assertion on the target's first element."""
         found = located(target)
         element, described = found.locator.first, found.described
@@ -88,7 +93,7 @@ class PageChecks:
             raise ToolFailure(f"{described}: {first_line(exc)}") from None
 
 
-def _expect(element: Any) -> Any:
+def _expect(element: Locator) -> LocatorAssertions:
     """Playwright's ``expect`` (imported on first use, so loading the driver stays cheap)."""
     from playwright.sync_api import expect
 

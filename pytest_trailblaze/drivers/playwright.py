@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Literal, TypeVar, cast
 
 from ..core.errors import ToolFailure
 from ..core.jsondata import JsonObject, JsonValue
@@ -37,6 +37,9 @@ from .page_checks import PageChecks
 from .pageguard import PageGuard
 from .settle import PageSettle
 from .web_recording import ContextRecording
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext, Page
 
 T = TypeVar("T")
 
@@ -56,8 +59,8 @@ class WebDriver(
 
     def __init__(
         self,
-        context: Any,
-        page: Any,
+        context: BrowserContext,
+        page: Page,
         options: BrowserOptions,
         loop: PlaywrightLoop | None = None,
         *,
@@ -81,7 +84,7 @@ class WebDriver(
         self.guard = PageGuard.attach(context, page, self.playwright_loop.loop, chromium=self.clicks_flush)
 
     @classmethod
-    def handed(cls, context: Any, options: BrowserOptions) -> WebDriver:
+    def handed(cls, context: BrowserContext, options: BrowserOptions) -> WebDriver:
         """A driver over a context the user handed in (``trailblaze_browser_context``).
 
         It gets the trail settings and runs in its first page (a new one if it has none); the
@@ -94,7 +97,7 @@ class WebDriver(
         return cls(context, page, options, loop, owned=False)
 
     @classmethod
-    def open(cls, host: BrowserHost, context_args: Mapping[str, Any] | None = None) -> WebDriver:
+    def open(cls, host: BrowserHost, context_args: Mapping[str, JsonValue] | None = None) -> WebDriver:
         """A trail's driver over a fresh context and page of the host's browser."""
         context = host.new_context(context_args)
         driver = cls(context, context.new_page(), host.options, host.loop)
@@ -235,7 +238,8 @@ class WebDriver(
         return cast(JsonObject, self.within(self.context.storage_state, "reading the storage state"))
 
     def add_cookies(self, cookies: list[JsonObject]) -> None:
-        tool_call(lambda: self.context.add_cookies(cookies), "could not apply the cookies")
+        # Playwright checks each cookie's fields; a wrong one fails the call with its reason
+        tool_call(lambda: self.context.add_cookies(cookies), "could not apply the cookies")  # type: ignore[arg-type]
 
     def resize(self, width: int, height: int) -> None:
         self.within(lambda: self.page.set_viewport_size({"width": width, "height": height}), "resizing")

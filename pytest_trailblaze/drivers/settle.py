@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .element_actions import tool_call
 from .network import CapturedRequest, NetworkCapture, NetworkTracker
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+    from .browser import BrowserOptions
 
 T = TypeVar("T")
 
@@ -25,8 +30,8 @@ REQUEST_POLL_MS = 250
 class PageSettle:
     """Settling after page actions, over the driver's ``page``, ``network`` and bounded calls."""
 
-    page: Any
-    options: Any
+    page: Page
+    options: BrowserOptions
     network: NetworkTracker
     network_log: NetworkCapture
     within: Callable[..., Any]  # the driver's bounded call into the page (``pageguard.py``)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.errors import FatalToolError, ToolFailure
+from ..core.jsondata import JsonObject, SelectorSpec
 from ..core.run.driver import MobileSession
 from ..core.screen.node_selectors import Node, describe, matches_pattern
 from ..core.tooling.context import ToolContext
@@ -45,13 +46,13 @@ def mobile_tool(**kwargs: Any) -> Callable[[Callable[..., Any]], PythonTool]:
     return tool(source="builtin", **kwargs)
 
 
-def _selector(node_selector: NodeSelector | None, tool_name: str) -> dict[str, Any]:
+def _selector(node_selector: NodeSelector | None, tool_name: str) -> JsonObject:
     if node_selector is None:
         raise ToolFailure(f"{tool_name} needs a `nodeSelector`")
     return node_selector.as_dict()
 
 
-def only(driver: MobileSession, selector: dict[str, Any], timeout_ms: int | None = None) -> Node:
+def only(driver: MobileSession, selector: SelectorSpec, timeout_ms: int | None = None) -> Node:
     """The first visible element ``selector`` finds, waiting up to ``timeout_ms`` (the tools' default)."""
     timeout_ms = DEFAULT_WAIT_MS if timeout_ms is None else timeout_ms
     found = driver.wait_for(selector, timeout_ms / 1000)
@@ -65,7 +66,7 @@ def shown_text(driver: MobileSession, text: str, **filters: Any) -> Node:
     return only(driver, text_selector(driver, text, **filters))
 
 
-def absent(driver: MobileSession, selector: dict[str, Any], what: str, timeout_ms: int | None = None) -> None:
+def absent(driver: MobileSession, selector: SelectorSpec, what: str, timeout_ms: int | None = None) -> None:
     """Wait until nothing visible matches ``selector``; fail naming what is still there."""
     timeout_ms = DEFAULT_WAIT_MS if timeout_ms is None else timeout_ms
     found = driver.wait_for(selector, timeout_ms / 1000, present=False)
@@ -87,10 +88,10 @@ def text_selector(
     index: int = 0,
     enabled: bool | None = None,
     selected: bool | None = None,
-) -> dict[str, Any]:
+) -> JsonObject:
     """The Maestro-style selector of the older text tools: a substring (or ``regex``), any case."""
     dialect = "androidMaestro" if driver.platform == "android" else "iosMaestro"
-    matcher: dict[str, Any] = {}
+    matcher: JsonObject = {}
     if text is not None:
         matcher[field] = f".*{re.escape(text)}.*"
     if regex is not None:
@@ -210,10 +211,10 @@ _DESCRIPTOR_ATTRS = {
 }
 
 
-def match_descriptor(node: Node, platform: str) -> dict[str, Any]:
+def match_descriptor(node: Node, platform: str) -> dict[str, object]:
     """Upstream's ``MatchDescriptor``: where a match sits in the tree and on screen, and its names."""
     text, label, ident = (node.get(*names) or None for names in _DESCRIPTOR_ATTRS[platform])
-    bounds = None
+    bounds: dict[str, int] | None = None
     if node.has_bounds:
         bounds = {"left": node.x, "top": node.y, "right": node.right, "bottom": node.bottom}
     return {

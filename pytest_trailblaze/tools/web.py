@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..core.errors import FatalToolError, ToolFailure
 from ..core.jsondata import JsonObject
@@ -64,7 +64,7 @@ def web_navigate(
             raise ToolFailure("web_navigate with action GOTO needs a `url`")
         trail_dir = Path(ctx.trail_path).parent if ctx.trail_path else None
         return f"Navigated to {driver.open_url(url, trail_dir)}"
-    direction = "back" if action is NavigateAction.BACK else "forward"
+    direction: Literal["back", "forward"] = "back" if action is NavigateAction.BACK else "forward"
     return f"Went {direction} to {driver.history(direction)}"
 
 
