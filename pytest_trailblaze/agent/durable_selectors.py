@@ -9,9 +9,7 @@ the ids and texts that make the node unique, from the page source.
 
 from __future__ import annotations
 
-from typing import Any
-
-from ..core.jsondata import SelectorSpec
+from ..core.jsondata import JsonObject
 from ..core.run.driver import SelectorProbe
 from ..core.screen.aria import literal_pattern
 from ..core.screen.node_selectors import Node, find_all, is_text_field
@@ -19,7 +17,7 @@ from ..core.screen.node_selectors import Node, find_all, is_text_field
 __all__ = ["literal_pattern", "mobile_node_selector", "web_node_selector"]
 
 
-def web_node_selector(driver: object, ref: str) -> SelectorSpec | None:
+def web_node_selector(driver: object, ref: str) -> JsonObject | None:
     """A durable selector for the web element ``ref`` (``e7``) names, from a driver that can say
     (``SelectorProbe``: the web driver computes it while the element is still on the page)."""
     return driver.durable_selector(ref) if isinstance(driver, SelectorProbe) else None
@@ -34,7 +32,7 @@ _ANDROID_FIELDS = (
 _IOS_FIELDS = (("resourceIdRegex", "name"), ("accessibilityTextRegex", "label"), ("textRegex", "value"))
 
 
-def mobile_node_selector(node: Node, nodes: list[Node], platform: str) -> dict[str, Any]:
+def mobile_node_selector(node: Node, nodes: list[Node], platform: str) -> JsonObject:
     """The smallest selector of the node's ids and texts that finds it, with ``index`` if needed.
 
     Android uses the native ``androidAccessibility`` matcher (exact, case-sensitive); iOS the
@@ -56,10 +54,10 @@ def mobile_node_selector(node: Node, nodes: list[Node], platform: str) -> dict[s
     ]
     if not usable:
         usable = [("classNameRegex", node.kind)]
-    best: dict[str, Any] | None = None
+    best: JsonObject | None = None
     for size in range(1, len(usable) + 1):
-        matcher = {key: literal_pattern(value or "") for key, value in usable[:size]}
-        selector = {dialect: matcher}
+        matcher: JsonObject = {key: literal_pattern(value or "") for key, value in usable[:size]}
+        selector: JsonObject = {dialect: matcher}
         found = find_all(nodes, selector)
         if found and found[0] is node and len(found) == 1:
             return selector
@@ -67,9 +65,9 @@ def mobile_node_selector(node: Node, nodes: list[Node], platform: str) -> dict[s
             best = {dialect: matcher, "index": found.index(node)}
     if best is not None:
         return best
-    selector = {dialect: {key: literal_pattern(value or "") for key, value in usable}}
-    found = find_all(nodes, selector)
-    return {**selector, "index": found.index(node)} if node in found else selector
+    every: JsonObject = {key: literal_pattern(value or "") for key, value in usable}
+    found = find_all(nodes, {dialect: every})
+    return {dialect: every, "index": found.index(node)} if node in found else {dialect: every}
 
 
 def _editable_text(node: Node, attr: str) -> bool:

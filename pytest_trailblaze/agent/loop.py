@@ -23,9 +23,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..core.errors import AgentFailure, FatalToolError, ToolError
+from ..core.jsondata import JsonObject
 from ..core.run.runner import ResolvedStep
 from ..core.screen import aria
 from ..core.tooling.context import ToolContext
+from ..core.tooling.memory import Memory
 from ..core.trail.yamlsource import did_you_mean
 from .durable_selectors import web_node_selector
 from .prompt import OBJECTIVE_TOOL, PreviousStep, menu, objective_text, reminder, single_claim, system_prompt
@@ -49,7 +51,7 @@ class AgentCall:
     ok: bool
     log_start: int
     log_end: int
-    node_selector: dict[str, Any] | None = None
+    node_selector: JsonObject | None = None
 
 
 @dataclass
@@ -250,7 +252,7 @@ def _arguments(request: ToolRequest) -> tuple[dict[str, Any], str | None]:
     return args, None
 
 
-def _selector_for(name: str, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any] | None:
+def _selector_for(name: str, args: dict[str, Any], ctx: ToolContext) -> JsonObject | None:
     """A web element call by ``eN`` gets a durable nodeSelector, computed before it acts."""
     ref = args.get("ref")
     if ctx.platform != "web" or not isinstance(ref, str) or aria.element_id(ref) is None:
@@ -263,7 +265,7 @@ def _selector_for(name: str, args: dict[str, Any], ctx: ToolContext) -> dict[str
     return web_node_selector(ctx.driver, ref)
 
 
-def _masked(conversation: Conversation, memory: Any) -> Conversation:
+def _masked(conversation: Conversation, memory: Memory) -> Conversation:
     """The one filter between the trail's secrets and the model: every string of every turn."""
     if not memory.secret_values():
         return conversation

@@ -190,7 +190,7 @@ class WebPage(Protocol):
 class SelectorProbe(Protocol):
     """A durable ``nodeSelector`` for the element a snapshot ref (``e7``) names now, if one finds it."""
 
-    def durable_selector(self, ref: str) -> SelectorSpec | None: ...
+    def durable_selector(self, ref: str) -> JsonObject | None: ...
 
 
 @runtime_checkable

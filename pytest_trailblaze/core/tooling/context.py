@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import FatalToolError, ToolError
+from ..jsondata import JsonObject
 from ..system.pycall import CodeRoots
 from ..trail.devices import form_factor
 from ..trail.lineage import resolution_chain, segments_for
 from .memory import Memory
 from .registry import MAX_DEPTH, ToolLogEntry, ToolRegistry
-from .tooldef import ToolDescriptor
+from .tooldef import ToolDescriptor, ToolResult
 
 if TYPE_CHECKING:  # the driver contract names DeviceInfo, so it is imported for annotations only
     from ..run.driver import Driver
@@ -51,7 +52,7 @@ class DeviceInfo:
     def chain(self) -> tuple[str, ...]:
         return resolution_chain(self.segments)
 
-    def as_context(self) -> dict[str, Any]:
+    def as_context(self) -> JsonObject:
         """The ``device`` block handed to tool servers (``_trailblazeContext``)."""
         return {
             "platform": self.platform,
@@ -92,7 +93,7 @@ class ToolContext:
     def platform(self) -> str:
         return self.device.platform
 
-    def run(self, name: str, params: Mapping[str, Any] | None = None) -> Any:
+    def run(self, name: str, params: Mapping[str, Any] | None = None) -> ToolResult:
         """Call another tool through the same dispatcher; failures raise."""
         caller = self.call_chain or ((self.current_tool,) if self.current_tool else ())
         if self.depth + 1 > MAX_DEPTH:
@@ -119,7 +120,7 @@ class ToolContext:
         )
         return self.registry.execute(name, dict(params or {}), nested)
 
-    def execute(self, name: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    def execute(self, name: str, params: Mapping[str, Any] | None = None) -> dict[str, str]:
         """Synchronously run another tool; recoverable failures come back as an Error object.
 
         Returns ``{"type": "Success", "message": ...}`` or ``{"type": "Error", "message": ...}``.
