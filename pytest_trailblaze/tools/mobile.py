@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from ..core.errors import FatalToolError, ToolFailure
 from ..core.jsondata import JsonObject, SelectorSpec
-from ..core.run.driver import MobileSession
+from ..core.run.driver import MobileSession, implements
 from ..core.screen.node_selectors import Node, describe, matches_pattern
 from ..core.tooling.context import ToolContext
 from ..core.tooling.tooldef import CaseInsensitiveEnum, PythonTool, ToolResult, tool
@@ -33,11 +33,11 @@ class TextMatchMode(CaseInsensitiveEnum):
 
 def mobile(ctx: ToolContext) -> MobileSession:
     """The session's driver as a mobile driver; a driver that is none fails the call for good."""
-    if not isinstance(ctx.driver, MobileSession):
+    if not implements(ctx.driver, MobileSession):  # isinstance, without its cost on every call
         raise FatalToolError(
             f"mobile tools need the Appium driver, this session has {type(ctx.driver).__name__}"
         )
-    return ctx.driver
+    return cast(MobileSession, ctx.driver)
 
 
 def mobile_tool(**kwargs: Any) -> Callable[[Callable[..., Any]], PythonTool]:

@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from ..core.errors import FatalToolError, ToolFailure
 from ..core.jsondata import JsonObject
-from ..core.run.driver import Element, WebSession
+from ..core.run.driver import Element, WebSession, implements
 from ..core.tooling.context import ToolContext
 from ..core.tooling.tooldef import CaseInsensitiveEnum, PythonTool, tool
 from ..core.trail.devices import WEB_DRIVER_KEYS
@@ -35,11 +35,11 @@ class NavigateAction(CaseInsensitiveEnum):
 def web(ctx: ToolContext) -> WebSession:
     """The session's driver as a web driver; a driver that is none fails the call for good."""
     driver = ctx.driver
-    if not isinstance(driver, WebSession):
+    if not implements(driver, WebSession):  # isinstance, without its cost on every call
         raise FatalToolError(
             f"web tools need the Playwright driver, this session has {type(driver).__name__}"
         )
-    return driver
+    return cast(WebSession, driver)
 
 
 def target(driver: WebSession, ref: str | None, node_selector: NodeSelector | None) -> Element:

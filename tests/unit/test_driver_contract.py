@@ -171,3 +171,40 @@ def test_a_driver_without_pictures_cannot_take_snapshots_and_one_with_them_can(t
 def test_waiting_without_a_clock_of_the_drivers_own_still_waits(tmp_path: Path) -> None:
     runner = run("wait: {timeToWaitInSeconds: 0}", HookDriver(), tmp_path)
     assert runner.failed is None
+
+
+def test_the_cached_check_answers_as_isinstance_does_for_every_driver_and_capability() -> None:
+    class Blind(HookDriver):
+        screenshot = None  # type: ignore[assignment]
+
+    class Late(HookDriver):
+        """Gets its picture method per instance, after construction."""
+
+    late = Late()
+    late.sleep = lambda seconds: None  # type: ignore[attr-defined]
+    nameless = HookDriver()
+    del nameless.driver_key
+    drivers = [
+        HookDriver(),
+        Blind(),
+        late,
+        nameless,
+        object.__new__(WebDriver),
+        MobileDriver(session=None, platform="ios", owns_session=False),  # type: ignore[arg-type]
+        object(),
+    ]
+    protocols = [
+        contract.Driver,
+        contract.Screenshots,
+        contract.Pausing,
+        contract.WebSession,
+        contract.MobileSession,
+    ]
+    for _ in range(2):  # the second round is answered from the cache
+        for driver in drivers:
+            for protocol in protocols:
+                expected = isinstance(driver, protocol)
+                assert contract.implements(driver, protocol) is expected, (
+                    type(driver).__name__,
+                    protocol.__name__,
+                )

@@ -14,6 +14,8 @@ that message) or ``FatalToolError`` (the page or device is gone), never a librar
 
 from __future__ import annotations
 
+import functools
+import typing
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
@@ -257,3 +259,38 @@ class MobileCommands(Protocol):
 @runtime_checkable
 class MobileSession(Driver, Hierarchy, MobileScreen, MobileInput, MobileCommands, Protocol):
     """Everything the built-in mobile tools use."""
+
+
+def implements(driver: object, protocol: type) -> bool:
+    """``isinstance(driver, protocol)``, answered from the driver's class after the first time.
+
+    A runtime check of a Protocol looks up every member on every call (a bundle such as
+    ``WebSession`` has some forty: about 0.1 ms, on each tool call). The methods a class defines
+    are the same for all its instances, so whether the class has them is kept per class; data
+    members (``platform``, ``driver_key``) are set per instance and are looked up each time. A
+    class that lacks a method leaves the answer to ``isinstance`` (an instance may add it).
+    """
+    methods, data = _members(protocol)
+    if not _class_has(type(driver), methods):
+        return isinstance(driver, protocol)
+    return all(hasattr(driver, name) for name in data)
+
+
+@functools.cache
+def _members(protocol: type) -> tuple[frozenset[str], frozenset[str]]:
+    """A Protocol's methods and its data members."""
+    names = typing._get_protocol_attrs(protocol)  # type: ignore[attr-defined]  # no public API in 3.11
+    methods = frozenset(n for n in names if callable(getattr(protocol, n, None)))
+    return methods, frozenset(names) - methods
+
+
+def _class_has(cls: type, methods: frozenset[str]) -> bool:
+    key = (cls, methods)
+    found = _CLASS_HAS.get(key)
+    if found is None:
+        found = _CLASS_HAS[key] = all(callable(getattr(cls, name, None)) for name in methods)
+    return found
+
+
+#: Whether a class defines a Protocol's methods, by class and method names (classes are few).
+_CLASS_HAS: dict[tuple[type, frozenset[str]], bool] = {}
