@@ -348,7 +348,8 @@ def describe_exception(exc: BaseException) -> str:
     return "\n".join(lines)
 
 
-_PACKAGE = Path(__file__).resolve().parents[1]
+#: The pytest_trailblaze package (this file is core/run/runner.py): its frames are not "your code".
+_PACKAGE = Path(__file__).resolve().parents[2]
 
 
 def _is_ours(filename: str) -> bool:
