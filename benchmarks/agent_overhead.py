@@ -45,7 +45,8 @@ from pytest_trailblaze.core.tooling.context import ToolContext
 from pytest_trailblaze.core.tooling.memory import Memory
 from pytest_trailblaze.core.tooling.registry import ToolRegistry
 from pytest_trailblaze.core.trail.parse import parse_trail
-from pytest_trailblaze.drivers.playwright import BrowserHost, BrowserOptions
+from pytest_trailblaze.drivers.browser import BrowserHost, BrowserOptions
+from pytest_trailblaze.drivers.playwright import WebDriver
 from pytest_trailblaze.tools import builtin_tools
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,7 +102,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=60)
     rounds = parser.parse_args().rounds
     host = BrowserHost(BrowserOptions())
-    driver = host.new_driver()
+    driver = WebDriver.open(host)
     try:
         driver.page.goto(APP.as_uri() + "#form")
         registry = ToolRegistry(platform="web", driver_key="playwright-native")

@@ -36,7 +36,8 @@ from pytest_trailblaze.core.tooling.context import DeviceInfo, ToolContext
 from pytest_trailblaze.core.tooling.memory import Memory
 from pytest_trailblaze.core.tooling.registry import ToolRegistry
 from pytest_trailblaze.core.trail.parse import parse_trail
-from pytest_trailblaze.drivers.playwright import BrowserHost, BrowserOptions
+from pytest_trailblaze.drivers.browser import BrowserHost, BrowserOptions
+from pytest_trailblaze.drivers.playwright import WebDriver
 from pytest_trailblaze.tools import builtin_tools
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,7 +145,7 @@ def report(platform: str, rows: dict[str, tuple[list[int], list[int]]]) -> None:
 def main() -> None:
     print(f"{'platform':8} {'step kind':22} {'median request now':30}   before (full schemas, every tool)")
     host = BrowserHost(BrowserOptions())
-    driver = host.new_driver()
+    driver = WebDriver.open(host)
     try:
         ctx = context_for("web", driver)
         screens = []

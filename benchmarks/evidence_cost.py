@@ -37,7 +37,8 @@ from pytest_trailblaze.core.tooling.memory import Memory
 from pytest_trailblaze.core.tooling.registry import ToolRegistry
 from pytest_trailblaze.core.trail.parse import load_trail
 from pytest_trailblaze.drivers import ffmpeg
-from pytest_trailblaze.drivers.playwright import BrowserHost, BrowserOptions
+from pytest_trailblaze.drivers.browser import BrowserHost, BrowserOptions
+from pytest_trailblaze.drivers.playwright import WebDriver
 from pytest_trailblaze.session.run_evidence import mask_archive
 from pytest_trailblaze.tools import builtin_tools
 
@@ -66,7 +67,7 @@ def replay(host: BrowserHost, trail_path: Path, registry: ToolRegistry, base_url
     """One trail item's replay with the evidence ``kind`` (``off``, ``tracing``, ...)."""
     trail = load_trail(trail_path)
     with tempfile.TemporaryDirectory() as folder:
-        driver = host.new_driver()
+        driver = WebDriver.open(host)
         memory = Memory()
         memory.set("baseUrl", base_url)
         device = driver.device_info()

@@ -29,7 +29,8 @@ from pytest_trailblaze.core.tooling.context import ToolContext
 from pytest_trailblaze.core.tooling.memory import Memory
 from pytest_trailblaze.core.tooling.registry import ToolRegistry
 from pytest_trailblaze.core.trail.parse import load_trail
-from pytest_trailblaze.drivers.playwright import BrowserHost, BrowserOptions
+from pytest_trailblaze.drivers.browser import BrowserHost, BrowserOptions
+from pytest_trailblaze.drivers.playwright import WebDriver
 from pytest_trailblaze.evidence.records import StepRecorder
 from pytest_trailblaze.tools import builtin_tools
 
@@ -91,7 +92,7 @@ class StepRecords:
 def through_plugin(host: BrowserHost, trail_path: Path, registry: ToolRegistry, base_url: str) -> None:
     """Load, plan and replay the trail as a trail item does."""
     trail = load_trail(trail_path)
-    driver = host.new_driver()
+    driver = WebDriver.open(host)
     memory = Memory()
     memory.set("baseUrl", base_url)
     device = driver.device_info()

@@ -9,7 +9,8 @@ The first two are offered to the model and never recorded as such (docs/upstream
 
 from __future__ import annotations
 
-from ..core.errors import ToolFailure
+from ..core.errors import ToolFailure, UnsupportedToolError
+from ..core.run.driver import MobileScreen
 from ..core.tooling.context import ToolContext
 from ..core.tooling.tooldef import CaseInsensitiveEnum, Tool, tool
 from .durable_selectors import mobile_node_selector
@@ -39,6 +40,8 @@ def objectiveStatus(ctx: ToolContext, explanation: str, status: ObjectiveState) 
 def tap(ctx: ToolContext, ref: str, longPress: bool = False) -> str:
     """Tap the element whose ref (like y1234) the current screen shows; longPress holds it."""
     driver = ctx.driver
+    if not isinstance(driver, MobileScreen):
+        raise UnsupportedToolError(f"the {ctx.platform} driver cannot show the screen's elements", tool="tap")
     nodes = driver.nodes()
     node = mobile_refs(nodes).get(ref.strip().strip("[]"))
     if node is None:

@@ -77,7 +77,7 @@ class Judge:
     #: The model's price (``models.Price``) when known.
     price: Any = None
 
-    def ask(self, ctx: Any, question: str, tool_spec: ToolSpec) -> dict[str, Any]:
+    def ask(self, ctx: ToolContext, question: str, tool_spec: ToolSpec) -> dict[str, Any]:
         """The model's ``answer`` arguments to ``question`` about the current screen."""
         text = capture_text(ctx)
         image = None

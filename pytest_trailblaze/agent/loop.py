@@ -23,8 +23,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..core.errors import AgentFailure, FatalToolError, ToolError
+from ..core.jsondata import JsonObject
 from ..core.run.runner import ResolvedStep
 from ..core.screen import aria
+from ..core.tooling.context import ToolContext
+from ..core.tooling.memory import Memory
 from ..core.trail.yamlsource import did_you_mean
 from .durable_selectors import web_node_selector
 from .prompt import OBJECTIVE_TOOL, PreviousStep, menu, objective_text, reminder, single_claim, system_prompt
@@ -48,7 +51,7 @@ class AgentCall:
     ok: bool
     log_start: int
     log_end: int
-    node_selector: dict[str, Any] | None = None
+    node_selector: JsonObject | None = None
 
 
 @dataclass
@@ -94,7 +97,7 @@ class AgentLoop:
     forced_tools: bool = False
     repeats: RepeatGuard = field(default_factory=RepeatGuard)
 
-    def run(self, step: ResolvedStep, ctx: Any, previous: PreviousStep | None = None) -> StepRun:
+    def run(self, step: ResolvedStep, ctx: ToolContext, previous: PreviousStep | None = None) -> StepRun:
         run = StepRun(step, self.provider.name, healed=step.healing is not None)
         mask = ctx.memory.mask
         specs = tuple(
@@ -142,7 +145,7 @@ class AgentLoop:
         reply: Reply,
         specs: tuple[ToolSpec, ...],
         step: ResolvedStep,
-        ctx: Any,
+        ctx: ToolContext,
         run: StepRun,
         screen: str,
         verifying: bool,
@@ -175,7 +178,7 @@ class AgentLoop:
         return _Turned(turns, key, what, status, finished=bool(verifying and checked))
 
     # -- one iteration's parts -------------------------------------------------------------------------
-    def _screen(self, step: ResolvedStep, ctx: Any, run: StepRun) -> tuple[str, bytes | None, str]:
+    def _screen(self, step: ResolvedStep, ctx: ToolContext, run: StepRun) -> tuple[str, bytes | None, str]:
         """The current screen as text, and a picture unless a secret is visible on it."""
         try:
             text = capture_text(ctx)
@@ -198,7 +201,9 @@ class AgentLoop:
         run.usage = run.usage + reply.usage
         return reply
 
-    def _dispatch(self, name: str, args: dict[str, Any], ctx: Any, run: StepRun) -> tuple[str, str | None]:
+    def _dispatch(
+        self, name: str, args: dict[str, Any], ctx: ToolContext, run: StepRun
+    ) -> tuple[str, str | None]:
         """Run the call through the registry; a tool's failure goes back to the model as its result."""
         selector = _selector_for(name, args, ctx)
         start = len(ctx.tool_log)
@@ -247,7 +252,7 @@ def _arguments(request: ToolRequest) -> tuple[dict[str, Any], str | None]:
     return args, None
 
 
-def _selector_for(name: str, args: dict[str, Any], ctx: Any) -> dict[str, Any] | None:
+def _selector_for(name: str, args: dict[str, Any], ctx: ToolContext) -> JsonObject | None:
     """A web element call by ``eN`` gets a durable nodeSelector, computed before it acts."""
     ref = args.get("ref")
     if ctx.platform != "web" or not isinstance(ref, str) or aria.element_id(ref) is None:
@@ -260,7 +265,7 @@ def _selector_for(name: str, args: dict[str, Any], ctx: Any) -> dict[str, Any] |
     return web_node_selector(ctx.driver, ref)
 
 
-def _masked(conversation: Conversation, memory: Any) -> Conversation:
+def _masked(conversation: Conversation, memory: Memory) -> Conversation:
     """The one filter between the trail's secrets and the model: every string of every turn."""
     if not memory.secret_values():
         return conversation
@@ -283,7 +288,9 @@ def _unknown(name: str, specs: tuple[ToolSpec, ...], step: ResolvedStep) -> str:
     return f"there is no tool '{name}' here{' (' + hint + ')' if hint else ''}; {scope}: {', '.join(names)}"
 
 
-def _hidden_arguments(name: str, args: dict[str, Any], specs: tuple[ToolSpec, ...], ctx: Any) -> str | None:
+def _hidden_arguments(
+    name: str, args: dict[str, Any], specs: tuple[ToolSpec, ...], ctx: ToolContext
+) -> str | None:
     """Arguments the model was not offered (``nodeSelector``, computed for the recording) or that
     the tool does not take, named with what the model was offered: the registry's own message
     would list the arguments hidden from the model."""

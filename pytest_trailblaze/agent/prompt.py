@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.run.runner import ResolvedStep
+from ..core.tooling.context import ToolContext
 from ..core.tooling.tooldef import ToolDescriptor
 from ..core.trail.model import Trail
 from .tool_briefs import specs_for
@@ -49,7 +50,7 @@ repeating a failed call gives the same error.
 why) when it cannot be done; IN_PROGRESS only to note progress on a long objective.{context}"""
 
 
-def system_prompt(ctx: Any, context: str | None, screenshots: bool = False) -> str:
+def system_prompt(ctx: ToolContext, context: str | None, screenshots: bool = False) -> str:
     mobile = ctx.platform != "web"
     return SYSTEM.format(
         platform=ctx.platform,
@@ -211,7 +212,7 @@ def _value(value: Any) -> str:
 
 
 # -- the tools -----------------------------------------------------------------------------------
-def menu(step: ResolvedStep, ctx: Any) -> list[ToolDescriptor]:
+def menu(step: ResolvedStep, ctx: ToolContext) -> list[ToolDescriptor]:
     """The tools offered for the step: the session's toolbox; a ``verify:`` step gets only the
     verification tools, and every step gets ``objectiveStatus`` to finish."""
     registry = ctx.registry

@@ -14,10 +14,12 @@ import re
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
+from ..core.errors import UnsupportedToolError
+from ..core.run.driver import Hierarchy, MobileScreen, Screenshots, VisionImages, WebNavigation
 from ..core.screen import aria
 from ..core.screen.node_selectors import Node, is_text_field
+from ..core.tooling.context import ToolContext
 
 
 def web_screen_text(snapshot: str) -> str:
@@ -106,16 +108,22 @@ def _describe(node: Node) -> str:
     return " ".join(parts)
 
 
-def capture_text(ctx: Any) -> str:
-    """The current screen of the context's driver as text with refs (one snapshot)."""
+def capture_text(ctx: ToolContext) -> str:
+    """The current screen of the context's driver as text with refs (one snapshot).
+
+    A driver that can show neither (a hook's driver without ``hierarchy``/``nodes``) fails the
+    step with what it cannot do.
+    """
     driver = ctx.driver
-    if ctx.platform == "web":
-        return f"page {driver.page.url}\n" + web_screen_text(driver.hierarchy())
-    device = ctx.device
-    return mobile_screen_text(driver.nodes(), device.width, device.height)
+    if ctx.platform == "web" and isinstance(driver, WebNavigation) and isinstance(driver, Hierarchy):
+        return f"page {driver.current_url()}\n" + web_screen_text(driver.hierarchy())
+    if isinstance(driver, MobileScreen):
+        device = ctx.device
+        return mobile_screen_text(driver.nodes(), device.width, device.height)
+    raise UnsupportedToolError(f"the {ctx.platform} driver cannot show the screen's elements")
 
 
-def capture_image(ctx: Any, artifact: Path) -> tuple[bytes, str] | None:
+def capture_image(ctx: ToolContext, artifact: Path) -> tuple[bytes, str] | None:
     """A picture of the screen for a vision model, and its media type; kept as ``artifact``
     (a path in the trail's artifacts folder, which ``ctx.artifact`` made).
 
@@ -123,10 +131,10 @@ def capture_image(ctx: Any, artifact: Path) -> tuple[bytes, str] | None:
     any other driver writes its PNG ``screenshot`` to ``artifact`` and it is read back.
     """
     driver = ctx.driver
-    if hasattr(driver, "screen_image"):
+    if isinstance(driver, VisionImages):
         data, media_type = driver.screen_image()
         artifact.with_suffix(".jpg" if media_type == "image/jpeg" else artifact.suffix).write_bytes(data)
         return data, media_type
-    if not hasattr(driver, "screenshot"):
+    if not isinstance(driver, Screenshots):
         return None
     return driver.screenshot(artifact).read_bytes(), "image/png"

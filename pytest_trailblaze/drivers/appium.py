@@ -21,9 +21,10 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core.errors import DriverError, ToolFailure, first_line
+from ..core.jsondata import JsonValue, SelectorSpec
 from ..core.masking import Masker
 from ..core.screen import node_selectors
 from ..core.screen.node_selectors import Node, is_text_field
@@ -33,6 +34,10 @@ from .appium_recording import ScreenRecording
 from .appium_server import LocalAppiumServer
 from .pool import DevicePools
 from .profiles import DeviceProfile, shown_capabilities, shown_url, split_credentials
+
+if TYPE_CHECKING:
+    from appium.webdriver.webdriver import WebDriver as AppiumSession
+    from selenium.webdriver.remote.webelement import WebElement
 
 T = TypeVar("T")
 POLL_S = 0.25
@@ -56,7 +61,7 @@ class AppiumSettings:
     server_log_level: str = "warn"
 
     @property
-    def capabilities(self) -> dict[str, Mapping[str, Any]]:
+    def capabilities(self) -> dict[str, Mapping[str, JsonValue]]:
         """Capabilities by device name (by platform for files of the first shape)."""
         return {name: profile.capabilities for name, profile in self.profiles.items()}
 
@@ -88,7 +93,7 @@ class AppiumHost:
         #: Pool devices this worker leased (one per pooled profile, for the whole session).
         self.pools = DevicePools(lease_dir, worker)
         self._server: LocalAppiumServer | None = None
-        self._sessions: dict[str, Any] = {}
+        self._sessions: dict[str, AppiumSession] = {}
         self._failures: dict[str, DriverError] = {}
 
     @property
@@ -103,7 +108,7 @@ class AppiumHost:
         return self._server.url
 
     def new_driver(
-        self, platform: str, capabilities: Mapping[str, Any], profile: DeviceProfile | None = None
+        self, platform: str, capabilities: Mapping[str, JsonValue], profile: DeviceProfile | None = None
     ) -> MobileDriver:
         """A driver on the device's session (a new one when sessions are per trail).
 
@@ -124,7 +129,7 @@ class AppiumHost:
                 raise
         return MobileDriver(self._sessions[key], platform, owns_session=False, form_factor=form)
 
-    def _create(self, profile: DeviceProfile, capabilities: Mapping[str, Any]) -> Any:
+    def _create(self, profile: DeviceProfile, capabilities: Mapping[str, JsonValue]) -> AppiumSession:
         """A session on the profile's device: its pool device's URL, the profile's, or the run's."""
         from appium import webdriver
         from appium.options.common import AppiumOptions
@@ -161,7 +166,7 @@ class AppiumHost:
                 self._server = None
 
 
-def session_failure(url: str, platform: str, capabilities: Mapping[str, Any], exc: Exception) -> str:
+def session_failure(url: str, platform: str, capabilities: Mapping[str, JsonValue], exc: Exception) -> str:
     """Why a session could not start: the server's own message, and what to do."""
     text = getattr(exc, "msg", None) or str(exc)
     first = first_line(exc, text)
@@ -186,7 +191,7 @@ class MobileDriver(DeviceCommands, ScreenRecording):
     """One trail's view of a platform's Appium session (screen recording: ``ScreenRecording``)."""
 
     def __init__(
-        self, session: Any, platform: str, *, owns_session: bool, form_factor: str | None = None
+        self, session: AppiumSession, platform: str, *, owns_session: bool, form_factor: str | None = None
     ) -> None:
         self.session = session
         self.platform = platform
@@ -196,7 +201,7 @@ class MobileDriver(DeviceCommands, ScreenRecording):
         self.owns_session = owns_session
         self.focused_xpath: str | None = None
         #: The text field this driver tapped last, while nothing else was tapped since.
-        self.focused_field: Any = None
+        self.focused_field: WebElement | None = None
 
     # -- the driver protocol ---------------------------------------------------------------------
     def device_info(self) -> DeviceInfo:
@@ -249,7 +254,7 @@ class MobileDriver(DeviceCommands, ScreenRecording):
             answer = _first(exc)
             raise ToolFailure(f"the Appium server could not {what}: {answer}{_fix_for(answer)}") from None
 
-    def execute(self, script: str, args: Mapping[str, Any]) -> Any:
+    def execute(self, script: str, args: Mapping[str, object]) -> Any:
         return self.command(f"run `{script}`", lambda: self.session.execute_script(script, dict(args)))
 
     # -- the view hierarchy ----------------------------------------------------------------------
@@ -260,14 +265,14 @@ class MobileDriver(DeviceCommands, ScreenRecording):
         except ValueError as exc:
             raise ToolFailure(str(exc)) from None
 
-    def find(self, selector: Mapping[str, Any], source: str | None = None) -> list[Node]:
+    def find(self, selector: SelectorSpec, source: str | None = None) -> list[Node]:
         """Visible nodes matching ``selector`` in ``source`` (a fresh page source when none is given)."""
         try:
             return [n for n in node_selectors.find_all(self.nodes(source), selector) if n.visible]
         except node_selectors.SelectorError as exc:
             raise ToolFailure(str(exc)) from None
 
-    def wait_for(self, selector: Mapping[str, Any], timeout_s: float, *, present: bool = True) -> list[Node]:
+    def wait_for(self, selector: SelectorSpec, timeout_s: float, *, present: bool = True) -> list[Node]:
         """Poll the hierarchy until the selector matches (or, with ``present=False``, stops matching)."""
         deadline = time.monotonic() + timeout_s
         while True:
@@ -277,7 +282,7 @@ class MobileDriver(DeviceCommands, ScreenRecording):
                 return found
             time.sleep(min(POLL_S, remaining))  # the last look lands on the deadline, not after it
 
-    def element(self, node: Node) -> Any:
+    def element(self, node: Node) -> WebElement:
         from selenium.webdriver.common.by import By
 
         return self.command(f"find {node.label()}", lambda: self.session.find_element(By.XPATH, node.xpath))
@@ -327,7 +332,7 @@ class MobileDriver(DeviceCommands, ScreenRecording):
         return cached
 
     # -- text --------------------------------------------------------------------------------------
-    def focused(self) -> Any:
+    def focused(self) -> WebElement:
         """The focused field: the text field just tapped, else the session's active element, else the
         element this driver tapped last (for servers that do not report an active element)."""
         from selenium.common.exceptions import WebDriverException
@@ -358,7 +363,7 @@ class MobileDriver(DeviceCommands, ScreenRecording):
             self.command("type into the focused field", lambda: field_.send_keys(keep))
 
 
-def _number(value: Any) -> float | None:
+def _number(value: str | float | None) -> float | None:
     try:
         return float(value) if value is not None else None
     except (TypeError, ValueError):

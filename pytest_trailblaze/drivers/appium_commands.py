@@ -12,9 +12,12 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core.errors import ToolFailure
+
+if TYPE_CHECKING:
+    from appium.webdriver.webdriver import WebDriver as AppiumSession
 
 T = TypeVar("T")
 ANDROID_KEYCODES = {"BACK": 4, "ENTER": 66, "HOME": 3, "BACKSPACE": 67, "TAB": 61, "ESCAPE": 111}
@@ -39,10 +42,10 @@ PACKAGE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$")
 class DeviceCommands:
     """The device and app half of ``MobileDriver`` (it provides ``session``, ``command``...)."""
 
-    session: Any
+    session: AppiumSession
     platform: str
     command: Callable[..., Any]
-    execute: Callable[[str, Mapping[str, Any]], Any]
+    execute: Callable[[str, Mapping[str, object]], Any]  # Appium answers what the script returns
     screen_size: Callable[[], tuple[int, int]]
     swipe: Callable[..., None]
     type_text: Callable[[str], None]

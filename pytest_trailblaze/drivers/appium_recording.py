@@ -11,9 +11,12 @@ from __future__ import annotations
 import base64
 import binascii
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core.errors import first_line
+
+if TYPE_CHECKING:
+    from appium.webdriver.webdriver import WebDriver as AppiumSession
 
 VIDEO_NAME = "video.mp4"
 
@@ -21,7 +24,7 @@ VIDEO_NAME = "video.mp4"
 class ScreenRecording:
     """The recording half of the driver protocol for an Appium session (``self.session``)."""
 
-    session: Any
+    session: AppiumSession
     platform: str
     _recording: bool = False
 

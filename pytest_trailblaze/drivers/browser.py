@@ -26,7 +26,7 @@ from . import browser_launch, ffmpeg, remote
 from .loopstate import CallTimeout, PlaywrightLoop, bounded
 
 if TYPE_CHECKING:
-    from .playwright import WebDriver
+    from playwright.sync_api import Browser, BrowserContext, Playwright
 
 #: How long a browser may take to close before it is killed (Playwright's own wait is 30 s).
 BROWSER_CLOSE_S = 5.0
@@ -91,7 +91,7 @@ def find_system_chromium(headless: bool = False) -> str | None:
     return "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
 
 
-def prepare_context(context: Any, options: BrowserOptions) -> None:
+def prepare_context(context: BrowserContext, options: BrowserOptions) -> None:
     """What every trail context gets, ours or handed in: the trail timeouts and no animations."""
     context.set_default_timeout(options.action_timeout_ms)
     context.set_default_navigation_timeout(options.navigation_timeout_ms)
@@ -104,12 +104,12 @@ class BrowserHost:
     def __init__(self, options: BrowserOptions) -> None:
         self.options = options
         self.loop = PlaywrightLoop()
-        self._playwright: Any = None
-        self._browser: Any = None
+        self._playwright: Playwright | None = None
+        self._browser: Browser | None = None
         self._failure: DriverError | None = None
 
     @property
-    def browser(self) -> Any:
+    def browser(self) -> Browser:
         """The browser, started on first use; a failed start is reported again, not retried."""
         if self._failure is not None:
             raise DriverError(str(self._failure))
@@ -139,7 +139,7 @@ class BrowserHost:
             kwargs["executable_path"] = opts.executable_path
         return kwargs
 
-    def _start(self) -> Any:
+    def _start(self) -> Browser:
         from playwright.sync_api import Error, sync_playwright
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -189,22 +189,11 @@ class BrowserHost:
             args["record_video_dir"] = str(self.options.video_dir)
         return {**args, **dict(extra or {})}
 
-    def new_context(self, extra: Mapping[str, Any] | None = None) -> Any:
+    def new_context(self, extra: Mapping[str, Any] | None = None) -> BrowserContext:
         """A fresh context of our browser with the trail settings (the one place they are made)."""
         context = self.browser.new_context(**self.context_args(extra))
         prepare_context(context, self.options)
         return context
-
-    def new_driver(
-        self, base_dir: Path | None = None, context_args: Mapping[str, Any] | None = None
-    ) -> WebDriver:
-        """A trail's driver over a fresh context and page of this browser."""
-        from .playwright import WebDriver
-
-        context = self.new_context(context_args)
-        driver = WebDriver(context, context.new_page(), self.options, self.loop)
-        driver.video_problem = self.video_problem
-        return driver
 
     @functools.cached_property
     def video_problem(self) -> str | None:

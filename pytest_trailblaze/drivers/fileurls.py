@@ -14,11 +14,16 @@ from __future__ import annotations
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from ..core.errors import ToolFailure
 from ..core.system.files import inside
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+    from .browser import BrowserOptions
 
 ALLOW_OPTION = "--trailblaze-allow-file-urls"
 
@@ -54,8 +59,8 @@ class FileUrlPolicy:
 class ConfinedFiles:
     """The web driver's side (a mixin of ``WebDriver``): refuse a URL, check the page's frames."""
 
-    page: Any
-    options: Any
+    page: Page
+    options: BrowserOptions
     #: Where ``file://`` URLs may lead; None: anywhere (a driver used on its own, in a test).
     file_urls: FileUrlPolicy | None = None
 

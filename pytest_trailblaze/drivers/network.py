@@ -15,7 +15,10 @@ when the trail ends.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext, Page, Request, Response
 
 #: Resource types whose requests an action's settle waits for.
 TRACKED_RESOURCES = frozenset({"document", "stylesheet", "script", "xhr", "fetch"})
@@ -29,7 +32,7 @@ class CapturedRequest:
 
     method: str
     url: str
-    request: Any = field(repr=False)
+    request: Request = field(repr=False)
     status: int | None = None
     failure: str | None = None
     _haystack: str | None = field(default=None, repr=False)
@@ -56,9 +59,9 @@ class CapturedRequest:
 class NetworkCapture:
     """Records the requests of one browser context from the moment it is attached."""
 
-    def __init__(self, context: Any) -> None:
+    def __init__(self, context: BrowserContext) -> None:
         self.requests: list[CapturedRequest] = []
-        self._by_request: dict[Any, CapturedRequest] = {}
+        self._by_request: dict[Request, CapturedRequest] = {}
         self._context = context
         context.on("request", self._on_request)
         context.on("response", self._on_response)
@@ -70,17 +73,17 @@ class NetworkCapture:
         self._context.remove_listener("response", self._on_response)
         self._context.remove_listener("requestfailed", self._on_failed)
 
-    def _on_request(self, request: Any) -> None:
+    def _on_request(self, request: Request) -> None:
         captured = CapturedRequest(request.method, request.url, request)
         self.requests.append(captured)
         self._by_request[request] = captured
 
-    def _on_response(self, response: Any) -> None:
+    def _on_response(self, response: Response) -> None:
         captured = self._by_request.get(response.request)
         if captured is not None:
             captured.status = response.status
 
-    def _on_failed(self, request: Any) -> None:
+    def _on_failed(self, request: Request) -> None:
         captured = self._by_request.get(request)
         if captured is not None:
             captured.failure = request.failure or "failed"
@@ -98,9 +101,9 @@ class NetworkCapture:
 class NetworkTracker:
     """Counts requests that matter for settling, from Playwright's page events."""
 
-    def __init__(self, page: Any) -> None:
+    def __init__(self, page: Page) -> None:
         self.page = page
-        self.pending: set[Any] = set()
+        self.pending: set[Request] = set()
         self.started = 0
         self.navigations = 0
         page.on("request", self._started)
@@ -113,7 +116,7 @@ class NetworkTracker:
         self.page.remove_listener("requestfinished", self._ended)
         self.page.remove_listener("requestfailed", self._ended)
 
-    def _started(self, request: Any) -> None:
+    def _started(self, request: Request) -> None:
         if request.resource_type not in TRACKED_RESOURCES:
             return
         self.pending.add(request)
@@ -121,5 +124,5 @@ class NetworkTracker:
         if request.is_navigation_request() and request.frame == self.page.main_frame:
             self.navigations += 1
 
-    def _ended(self, request: Any) -> None:
+    def _ended(self, request: Request) -> None:
         self.pending.discard(request)

@@ -24,10 +24,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from contextlib import AbstractContextManager, suppress
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from ..core.errors import FatalToolError, ToolFailure
 from .loopstate import CallTimeout, bounded
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext, CDPSession, Page
 
 T = TypeVar("T")
 
@@ -41,14 +44,16 @@ NEW_DOCUMENT_PROBES = 5
 class PageGuard:
     """Bounded calls into one page; ``session`` is a DevTools session of the page (Chromium) or None."""
 
-    def __init__(self, page: Any, loop: asyncio.AbstractEventLoop | None, session: Any = None) -> None:
+    def __init__(
+        self, page: Page, loop: asyncio.AbstractEventLoop | None, session: CDPSession | None = None
+    ) -> None:
         self.page = page
         self.loop = loop
         self.session = session
 
     @classmethod
     def attach(
-        cls, context: Any, page: Any, loop: asyncio.AbstractEventLoop | None, chromium: bool
+        cls, context: BrowserContext, page: Page, loop: asyncio.AbstractEventLoop | None, chromium: bool
     ) -> PageGuard:
         """A guard for ``page``; on Chromium with a DevTools session attached now, while the page is idle."""
         from playwright.sync_api import Error

@@ -1,19 +1,13 @@
-"""The web driver: a trail's browser context and page, and how web tools find elements.
+"""The web driver: a trail's browser context and page, implementing the driver contract's
+``WebSession`` (``core/run/driver.py``) so that nothing above ``drivers/`` touches Playwright.
 
-The browser itself (launch, contexts) is ``browser.py``. Element lookup follows upstream exactly
-(``locators.py``: ``css=`` refs, ``eN`` snapshot ids, ARIA descriptors, ``nodeSelector.web`` OR'd
-with the ref, a 10 s attach wait). Two choices keep replay close to raw Playwright speed without
-changing what a trail means:
-
-* the attach wait and the action share one round trip: the action runs with the attach budget
-  first, and only when it times out do we ask whether the element exists at all (not found →
-  the "No element found" failure; found but refusing the action → the rest of the action
-  timeout, then Playwright's reason, such as a modal that intercepts pointer events);
-* the post-action settle is event-driven: network activity is tracked from Playwright's own
-  events (``network.py``, which also keeps the trail's requests for ``web_assertNetworkEvent``),
-  so an action that started no request costs nothing, while one that navigated waits for
-  ``load`` (10 s cap) and one that started requests waits for them to drain (5 s cap) plus a
-  quiet window.
+The browser itself (launch, contexts) is ``browser.py``. The driver is assembled from mixins, one
+concern each: element lookup following upstream exactly (``locators.py``: ``css=`` refs, ``eN``
+snapshot ids, ARIA descriptors, ``nodeSelector.web`` OR'd with the ref), actions whose attach
+wait shares the action's round trip (``element_actions.py``), the event-driven settle after an
+action (``settle.py``), verification checks (``page_checks.py``), durable selectors for the agent
+(``durable_web.py``), traces and videos (``web_recording.py``) and the ``file://`` pages a trail
+may show (``fileurls.py``). Navigation, snapshots and the page's state are here.
 
 A driver knows the Playwright loop its objects belong to (``loopstate.py``): ``active()`` marks it
 on the thread for a block and puts the previous mark back, which the plugin does around each
@@ -22,64 +16,51 @@ trail so that nothing of Playwright's stays marked between tests.
 
 from __future__ import annotations
 
-import functools
 import re
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar, cast
 
-from ..core.errors import FatalToolError, ToolFailure, first_line
+from ..core.errors import ToolFailure
+from ..core.jsondata import JsonObject, JsonValue
+from ..core.screen.node_selectors import java_quotes
 from ..core.tooling.context import DeviceInfo
-from .browser import (
-    CHROMIUM_FLAGS,
-    NO_ANIMATIONS,
-    BrowserHost,
-    BrowserOptions,
-    find_system_chromium,
-    prepare_context,
-)
+from .browser import BrowserHost, BrowserOptions, prepare_context
+from .durable_web import DurableSelectors
+from .element_actions import ElementActions, tool_call
 from .fileurls import ConfinedFiles
 from .locators import ElementLocators
 from .loopstate import CallTimeout, PlaywrightLoop, bounded
 from .network import CapturedRequest, NetworkCapture, NetworkTracker
+from .page_checks import PageChecks
 from .pageguard import PageGuard
+from .settle import PageSettle
 from .web_recording import ContextRecording
 
-__all__ = [
-    "CHROMIUM_FLAGS",
-    "NO_ANIMATIONS",
-    "BrowserHost",
-    "BrowserOptions",
-    "WebDriver",
-    "find_system_chromium",
-    "resolve_url",
-]
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext, Page
 
 T = TypeVar("T")
 
-ATTACH_TIMEOUT_MS = 10_000
-NAVIGATION_SETTLE_MS = 10_000
-DRAIN_SETTLE_MS = 5_000
-REQUEST_POLL_MS = 250
 #: How long closing a trail's context may take before the trail moves on without it.
 CONTEXT_CLOSE_S = 10.0
 #: JPEG quality of the pictures a vision model gets: text stays sharp, files stay small.
 JPEG_QUALITY = 80
 
 
-class WebDriver(ElementLocators, ContextRecording, ConfinedFiles):
-    """One trail's browser context and page, and its element resolution (``ElementLocators``; traces and
-    video: ``ContextRecording``; which ``file://`` pages it may show: ``ConfinedFiles``)."""
+class WebDriver(
+    ElementActions, PageChecks, PageSettle, ElementLocators, DurableSelectors, ContextRecording, ConfinedFiles
+):
+    """One trail's browser context and page (the mixins: see the module's docstring)."""
 
     platform = "web"
     driver_key = "playwright-native"
 
     def __init__(
         self,
-        context: Any,
-        page: Any,
+        context: BrowserContext,
+        page: Page,
         options: BrowserOptions,
         loop: PlaywrightLoop | None = None,
         *,
@@ -103,7 +84,7 @@ class WebDriver(ElementLocators, ContextRecording, ConfinedFiles):
         self.guard = PageGuard.attach(context, page, self.playwright_loop.loop, chromium=self.clicks_flush)
 
     @classmethod
-    def handed(cls, context: Any, options: BrowserOptions) -> WebDriver:
+    def handed(cls, context: BrowserContext, options: BrowserOptions) -> WebDriver:
         """A driver over a context the user handed in (``trailblaze_browser_context``).
 
         It gets the trail settings and runs in its first page (a new one if it has none); the
@@ -114,6 +95,14 @@ class WebDriver(ElementLocators, ContextRecording, ConfinedFiles):
         prepare_context(context, options)
         page = context.pages[0] if context.pages else context.new_page()
         return cls(context, page, options, loop, owned=False)
+
+    @classmethod
+    def open(cls, host: BrowserHost, context_args: Mapping[str, JsonValue] | None = None) -> WebDriver:
+        """A trail's driver over a fresh context and page of the host's browser."""
+        context = host.new_context(context_args)
+        driver = cls(context, context.new_page(), host.options, host.loop)
+        driver.video_problem = host.video_problem
+        return driver
 
     @contextmanager
     def active(self) -> Iterator[None]:
@@ -127,7 +116,7 @@ class WebDriver(ElementLocators, ContextRecording, ConfinedFiles):
         bound = seconds if seconds is not None else self.options.action_timeout_ms / 1000
         return self.guard.call(action, within_s=bound, what=what)
 
-    # -- the driver protocol ----------------------------------------------------------------
+    # -- the driver contract (Driver, Hierarchy, Screenshots, VisionImages, Pausing) -------------
     def device_info(self) -> DeviceInfo:
         size = self.page.viewport_size or {
             "width": self.options.viewport[0],
@@ -200,153 +189,64 @@ class WebDriver(ElementLocators, ContextRecording, ConfinedFiles):
                 self.network.detach()
                 self.network_log.detach()
 
-    # -- settle -------------------------------------------------------------------------------
-    def perform(self, action: Callable[[], T], *, flush: bool = True) -> T:
-        """Run a page action, then wait as long as the page is still busy because of it.
-
-        Playwright delivers the request events an action caused with its next message, so one
-        cheap round trip (``flush``) comes first; it also brings ``page.url`` up to date. After an
-        element click in Chromium, Playwright made that round trip itself (``Page.enable`` to the
-        page's session before the click returns): measured, a fetch the click handler started, at
-        once or in a microtask, is seen as reliably without ours (``tests/web/test_settle.py``).
-        """
-        started, navigations = self.network.started, self.network.navigations
-        result = action()
-        navigated = False
-        if flush:
-            navigated = not self._flush()
-        if navigated or self.network.started != started:
-            self._settle(navigated=navigated or self.network.navigations != navigations)
-        self.check_frames()
-        return result
-
-    def _flush(self) -> bool:
-        """One round trip to the page; False when the page was navigating away meanwhile."""
-        from playwright.sync_api import Error
-
-        try:
-            self.within(lambda: self.page.evaluate("0"), "waiting for the page after the action")
-        except Error:
-            return False
-        return True
-
-    def _settle(self, *, navigated: bool) -> None:
-        from playwright.sync_api import Error
-
+    # -- navigation (the contract's ``WebNavigation``) -------------------------------------------
+    def open_url(self, url: str, trail_dir: Path | None) -> str:
+        """Open ``url`` (a relative path against the trail's folder, then the cwd); the URL shown."""
+        target = resolve_url(url, trail_dir)
+        self.check_url(target)
         page = self.page
-        try:
-            if navigated:
-                page.wait_for_load_state("load", timeout=NAVIGATION_SETTLE_MS)
-                return
-            waited = 0
-            while self.network.pending and waited < DRAIN_SETTLE_MS:
-                page.wait_for_timeout(25)
-                waited += 25
-            if self.options.settle_quiet_ms:
-                page.wait_for_timeout(self.options.settle_quiet_ms)
-        except Error:
-            return  # a page still loading is not a failure of the action that started it
+        tool_call(
+            lambda: self.perform(lambda: page.goto(target), flush=False),
+            f"could not open {target}",
+            # a page that never finished loading may be stuck in its own script: that is the cause
+            timed_out=lambda: self.guard.check_alive(
+                f"opening {target}", self.options.navigation_timeout_ms / 1000
+            ),
+        )
+        return str(page.url)
 
-    # -- network capture (web_assertNetworkEvent) ---------------------------------------------
-    def find_request(self, event_name: str, timeout_ms: int) -> CapturedRequest | None:
-        """The first request this trail's pages sent that mentions ``event_name`` (URL or body).
+    def history(self, direction: Literal["back", "forward"]) -> str:
+        """Go back or forward; the URL shown after. Fails when history has no page that way."""
+        page = self.page
+        move = page.go_back if direction == "back" else page.go_forward
+        before = page.url
+        response = tool_call(lambda: self.perform(move), f"could not go {direction}")
+        if response is None and page.url == before:
+            raise ToolFailure(f"there is no page to go {direction} to (history is empty)")
+        return str(page.url)
 
-        Polls until ``timeout_ms`` so a check right after an action sees a beacon the page sends a
-        moment later; one full scan always runs, so 0 checks once. Playwright delivers events
-        only during a call, hence the round trip before the first scan.
-        """
-        self._flush()
-        deadline = time.monotonic() + timeout_ms / 1000
-        found, start = self.network_log.search(event_name)
-        while found is None and (left_s := deadline - time.monotonic()) > 0:
-            self.page.wait_for_timeout(min(REQUEST_POLL_MS, left_s * 1000))
-            found, start = self.network_log.search(event_name, start)
-        return found
+    def current_url(self) -> str:
+        return str(self.page.url)
 
-    # -- acting on elements -----------------------------------------------------------------
-    def act(
-        self, locator: Any, described: str, action: Callable[[Any, float], T], *, pointer: bool = False
-    ) -> T:
-        """Run ``action(locator, timeout)`` with the attach wait folded into its first attempt.
+    def wait_for_url(self, pattern: str, timeout_ms: int) -> str:
+        """Wait until the URL matches ``pattern`` (a Java-style regex, ``\\Q...\\E`` quoting too)."""
+        regex = re.compile(java_quotes(pattern))
+        page = self.page
+        tool_call(lambda: page.wait_for_url(regex, timeout=timeout_ms), f"the URL never matched /{pattern}/")
+        return str(page.url)
 
-        ``pointer``: the action is an element click, after which Playwright's Chromium already made
-        the round trip to the page the settle needs (``inputActionEpilogue``), so ours is skipped.
+    # -- the page's state (the contract's ``WebPage``) -------------------------------------------
+    def evaluate(self, script: str) -> JsonValue:
+        """Evaluate JavaScript in the page; its result as JSON-shaped data."""
+        result = tool_call(
+            lambda: self.within(lambda: self.page.evaluate(script), "web_evaluate"), "the script failed"
+        )
+        self.check_frames()
+        return cast(JsonValue, result)
 
-        The first attempt's budget is the attach wait (10 s, or the action timeout if shorter).
-        When it times out before acting: an element that never appeared is "No element found"
-        (once the attach wait is over); one that was there but refused the action (covered by a
-        modal, disabled, hidden) gets the rest of the action timeout and then fails with
-        Playwright's reason; one that appeared only at the end gets the full action timeout. A
-        timeout after the action was done (a navigation slow to commit) is not retried: the settle
-        waits for the page instead.
-        """
-        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    def storage_state(self) -> JsonObject:
+        return cast(JsonObject, self.within(self.context.storage_state, "reading the storage state"))
 
-        flush = not (pointer and self.clicks_flush)
+    def add_cookies(self, cookies: list[JsonObject]) -> None:
+        # Playwright checks each cookie's fields; a wrong one fails the call with its reason
+        tool_call(lambda: self.context.add_cookies(cookies), "could not apply the cookies")  # type: ignore[arg-type]
 
-        def attempt(budget: int) -> T:
-            act = functools.partial(action, locator, budget)
-            return self._guarded(lambda: self.perform(act, flush=flush), described)
+    def resize(self, width: int, height: int) -> None:
+        self.within(lambda: self.page.set_viewport_size({"width": width, "height": height}), "resizing")
 
-        first = min(ATTACH_TIMEOUT_MS, self.options.action_timeout_ms)
-        try:
-            return attempt(first)
-        except PlaywrightTimeout as exc:
-            self.guard.check_alive(described, first / 1000)  # a page stuck in its own script: the cause
-            if _action_done(exc):
-                self._settle(navigated=True)
-                return None  # type: ignore[return-value]
-            budget = self._second_budget(locator, described, exc, first)
-        try:
-            return attempt(budget)
-        except PlaywrightTimeout as exc:
-            raise ToolFailure(_refused(described, exc, first + budget)) from None
-
-    def _second_budget(self, locator: Any, described: str, exc: Exception, first: int) -> int:
-        """How long the action may still try after a first attempt that timed out before acting."""
-        timeout = self.options.action_timeout_ms
-        if _resolved(exc):  # the element was there all along and refused the action
-            if timeout <= first:
-                raise ToolFailure(_refused(described, exc, first)) from None
-            return timeout - first
-        if self.within(locator.count, f"looking for {described}") == 0 and not self._attached_within(
-            locator, ATTACH_TIMEOUT_MS - first
-        ):
-            raise ToolFailure(
-                f"No element found matching {described} (waited {ATTACH_TIMEOUT_MS // 1000} s)"
-            ) from None
-        return timeout
-
-    def _attached_within(self, locator: Any, timeout_ms: int) -> bool:
-        """Whether an element of the locator attaches within ``timeout_ms`` (the attach wait's rest)."""
-        from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-        if timeout_ms <= 0:
-            return False
-        try:
-            self._guarded(lambda: locator.first.wait_for(state="attached", timeout=timeout_ms), "")
-        except PlaywrightTimeout:
-            return False
-        return True
-
-    def _guarded(self, call: Callable[[], T], described: str) -> T:
-        """Playwright errors other than timeouts become tool failures (or fatal, if the page is gone)."""
-        from playwright.sync_api import Error
-        from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-        try:
-            return call()
-        except PlaywrightTimeout:
-            raise
-        except Error as exc:
-            if _page_gone(exc):
-                raise FatalToolError(f"the browser page is gone: {first_line(exc)}") from None
-            raise ToolFailure(f"{described}: {first_line(exc)}") from None
-
-    # -- navigation ---------------------------------------------------------------------------
-    def resolve_url(self, url: str, trail_dir: Path | None) -> str:
-        """Scheme URLs as they are; relative paths against the trail's folder, then the cwd."""
-        return resolve_url(url, trail_dir)
+    def sent_requests(self) -> Sequence[CapturedRequest]:
+        """Every request this trail's pages sent so far, oldest first."""
+        return self.network_log.requests
 
 
 #: Whether the document's root is a plain ``<html>``: nothing on it that changes its ARIA line.
@@ -390,33 +290,3 @@ def _split_suffix(text: str) -> tuple[str, str, str]:
     if cut < 0:
         return text, "", ""
     return text[:cut], text[cut], text[cut + 1 :]
-
-
-def _action_done(exc: BaseException) -> bool:
-    """Whether a timed-out action had already acted (Playwright's call log says so)."""
-    log = str(exc)
-    return "action done" in log or "waiting for scheduled navigations" in log
-
-
-_REFUSAL = re.compile(
-    r"^\s*-\s+(.*?(?:intercepts pointer events|element is not [a-z]+|element is outside of the viewport"
-    r"|element was detached from the DOM).*)$",
-    re.MULTILINE,
-)
-
-
-def _resolved(exc: BaseException) -> bool:
-    """Whether a timed-out action had found its element (Playwright's call log says so)."""
-    return "locator resolved to" in str(exc)
-
-
-def _refused(described: str, exc: BaseException, waited_ms: int) -> str:
-    """``css=#pay: Locator.click timed out after 30 s: <dialog open> intercepts pointer events``."""
-    action = first_line(exc).split(":", 1)[0]
-    reasons = _REFUSAL.findall(str(exc))
-    because = f": {reasons[-1].strip()}" if reasons else ""
-    return f"{described}: {action} timed out after {waited_ms / 1000:g} s{because}"
-
-
-def _page_gone(exc: BaseException) -> bool:
-    return "has been closed" in str(exc) or "Target closed" in str(exc)

@@ -24,12 +24,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from yaml.nodes import MappingNode, Node, ScalarNode
 
 from ..core.errors import Problem
+from ..core.jsondata import JsonValue
 from ..core.trail.devices import classifier_problem, platform_of
 from ..core.trail.envpass import expand_templates
 from ..core.trail.yamlsource import Source, is_null
@@ -53,7 +53,7 @@ class PoolDevice:
 
     label: str
     url: str | None = None
-    capabilities: Mapping[str, Any] = field(default_factory=dict)
+    capabilities: Mapping[str, JsonValue] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class DeviceProfile:
 
     name: str
     platform: str
-    capabilities: Mapping[str, Any] = field(default_factory=dict)
+    capabilities: Mapping[str, JsonValue] = field(default_factory=dict)
     url: str | None = None
     devices: tuple[PoolDevice, ...] = ()
 
@@ -143,7 +143,7 @@ def _profile(src: Source, name: str, platform: str, body: MappingNode, base: Pat
     )
 
 
-def _capabilities(src: Source, node: MappingNode, base: Path) -> dict[str, Any]:
+def _capabilities(src: Source, node: MappingNode, base: Path) -> dict[str, JsonValue]:
     """Capabilities as written; an ``appium:app`` path relative to the file resolves beside it."""
     caps = src.value(node) or {}
     app = caps.get("appium:app")
@@ -211,9 +211,9 @@ def shown_url(url: str | None) -> str:
     return _USERINFO.sub(r"\1***@", url or "")
 
 
-def shown_capabilities(capabilities: Mapping[str, Any]) -> dict[str, Any]:
+def shown_capabilities(capabilities: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
     """Capabilities for a message: credential values (``accessKey``, ``password``...) as ``***``."""
-    shown: dict[str, Any] = {}
+    shown: dict[str, JsonValue] = {}
     for key, value in capabilities.items():
         if isinstance(value, Mapping):
             shown[key] = shown_capabilities(value)

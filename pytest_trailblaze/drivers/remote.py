@@ -25,6 +25,8 @@ from ..core.trail.envpass import expand_template
 from .profiles import shown_url
 
 if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Playwright
+
     from .browser import BrowserOptions
 
 LAUNCH_OPTIONS_HEADER = "x-playwright-launch-options"
@@ -77,7 +79,7 @@ def shown_endpoint(url: str) -> str:
     return _QUERY_VALUE.sub(r"\1***", shown_url(url))
 
 
-def connect(playwright: Any, options: BrowserOptions) -> Any:
+def connect(playwright: Playwright, options: BrowserOptions) -> Browser:
     """The remote browser the options name (``cdp`` or ``connect``), within the launch timeout."""
     timeout = options.launch_timeout_s * 1000
     if options.cdp:

@@ -12,9 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core.errors import first_line
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext, Page
 
 TRACE_NAME = "trace.zip"
 VIDEO_NAME = "video.webm"
@@ -23,8 +26,8 @@ VIDEO_NAME = "video.webm"
 class ContextRecording:
     """The recording half of the driver protocol for a Playwright context (``self.context``)."""
 
-    context: Any
-    page: Any
+    context: BrowserContext
+    page: Page
     owned: bool
     #: Why the context records no video although one was asked for (set by ``BrowserHost``).
     video_problem: str | None = None

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.errors import FatalToolError, ToolError
+from ..core.tooling.context import ToolContext
 
 CALL_TOOL = "trailblaze/callTool"
 #: JSON-RPC error codes of our replies.
@@ -95,7 +96,7 @@ class CallbackRouter:
         return None
 
 
-def envelope(ctx: Any, session_id: str, target: Any = None) -> dict[str, Any]:
+def envelope(ctx: ToolContext, session_id: str, target: Any = None) -> dict[str, Any]:
     """``_meta.trailblaze`` of a call: what the tool may know of the session (no secret values)."""
     memory = ctx.memory
     public = memory.public()
@@ -121,7 +122,7 @@ def envelope(ctx: Any, session_id: str, target: Any = None) -> dict[str, Any]:
     return found
 
 
-def serve(ctx: Any, callback: Callback) -> tuple[dict[str, Any], BaseException | None]:
+def serve(ctx: ToolContext, callback: Callback) -> tuple[dict[str, Any], BaseException | None]:
     """Run a callback's tool on the trail's thread; the reply, and a fatal error to raise once the
     outer call has ended (the tool is told it failed, so it can unwind first)."""
     memory = ctx.memory

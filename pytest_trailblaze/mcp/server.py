@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.errors import FatalToolError, ToolFailure, ToolServerError, first_line
 from ..core.masking import Masker
 from ..core.system.offloop import run_in_loop
+from ..core.tooling.context import ToolContext
 from ..core.tooling.tooldef import ToolResult
 from .callbacks import Finished, serve
 from .launch import LaunchSpec
@@ -155,7 +156,12 @@ class McpServer:
         return to_result(self.call_result(name, arguments))
 
     def call_result(
-        self, name: str, arguments: dict[str, Any], *, ctx: Any = None, meta: dict[str, Any] | None = None
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        *,
+        ctx: ToolContext | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> types.CallToolResult:
         """Call a tool: the SDK's answer as it came, or an error (a timeout, the server's death).
 
@@ -220,7 +226,7 @@ class McpServer:
         raise FatalToolError(self.broken, tool=name) from None
 
     def _call_serving(
-        self, name: str, arguments: dict[str, Any], ctx: Any, meta: dict[str, Any]
+        self, name: str, arguments: dict[str, Any], ctx: ToolContext | None, meta: dict[str, Any]
     ) -> tuple[Any, BaseException | None]:
         """The call, while its ``trailblaze/callTool`` requests are served here (see ``callbacks``)."""
         router = self.connection.router

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..core.errors import Problem, SourceSpan, ToolArgumentError
 from ..core.tooling.arguments import ArgumentIssue, is_finite, schema_issues
+from ..core.tooling.context import ToolContext
 from ..core.tooling.tooldef import Tool, ToolDescriptor, ToolResult
 from ..core.trail.naming import check_tool_name
 from .callbacks import envelope
@@ -110,7 +111,7 @@ class McpTool(SchemaTool):
     def requires_context(self) -> bool:
         return _flag(self.meta, "trailblaze/requiresContext", False)
 
-    def invoke(self, ctx: Any, validated: dict[str, Any]) -> ToolResult:
+    def invoke(self, ctx: ToolContext, validated: dict[str, Any]) -> ToolResult:
         """Call with ``_trailblazeContext`` (the upstream argument) and ``_meta.trailblaze`` (the
         session, and what the server needs to call tools back); a successful result's memory
         writes reach the trail."""

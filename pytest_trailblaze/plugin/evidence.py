@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from ..core.run.driver import Screenshots
 from ..core.run.runner import ResolvedStep
 from ..core.tooling.context import ToolContext
 from ..evidence.progress import short, step_table
@@ -95,9 +96,9 @@ def _finished(item: TrailItem, step: ResolvedStep, ctx: ToolContext, error: Base
 
 def _step_screenshot(evidence: ItemEvidence, record: StepRecord, ctx: ToolContext) -> None:
     """A picture after the step; a driver that cannot take one leaves a note, not a failure."""
-    shoot = getattr(ctx.driver, "screenshot", None)
-    if shoot is None:
+    if not isinstance(ctx.driver, Screenshots):
         return
+    shoot = ctx.driver.screenshot
     name = "trailhead.png" if record.kind == "trailhead" else f"step-{record.number:02d}.png"
     try:
         shoot(evidence.folder / "steps" / name)

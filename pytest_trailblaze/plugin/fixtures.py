@@ -20,7 +20,8 @@ from ..core.tooling.memory import Memory
 from ..core.tooling.registry import ToolRegistry
 from ..core.trail.devices import driver_type
 from ..drivers.appium import AppiumHost
-from ..drivers.playwright import BrowserHost, BrowserOptions, WebDriver
+from ..drivers.browser import BrowserHost, BrowserOptions
+from ..drivers.playwright import WebDriver
 from ..mcp.toolsets import McpToolsets
 from ..session.memory_seed import seed_memory
 from ..session.registries import SessionRegistries, ToolCatalog
@@ -189,7 +190,7 @@ def _web_driver(request: pytest.FixtureRequest) -> Iterator[Any]:
         if driver is None:
             driver = _handed_driver(request, host.options)
         if driver is None:
-            driver = host.new_driver(context_args=_context_args(request))
+            driver = WebDriver.open(host, context_args=_context_args(request))
         try:
             yield driver
         finally:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from ..core.run.driver import Driver
     from ..core.run.runner import ResolvedStep
     from ..core.tooling.context import ToolContext
     from ..core.tooling.tooldef import ToolResult
@@ -27,12 +28,15 @@ def pytest_trailblaze_register_tools(registry: ToolCatalog, config: pytest.Confi
 
 
 @hookspec(firstresult=True)
-def pytest_trailblaze_make_driver(platform: str, request: pytest.FixtureRequest) -> Any:
+def pytest_trailblaze_make_driver(platform: str, request: pytest.FixtureRequest) -> Driver | None:
     """Return a driver for ``platform`` (an object with ``platform``, ``driver_key``,
-    ``device_info()``, ``screenshot(path)``, ``hierarchy()`` and ``close()``), or None.
+    ``device_info()`` and ``close()``: the contract's ``Driver``), or None.
 
-    Called once per trail item before the built-in driver is considered; the first non-None
-    result wins. The plugin closes the driver after the trail.
+    Each further capability is a method of ``pytest_trailblaze.core.run.driver`` the driver may
+    have (``screenshot(path)``, ``hierarchy()``, ``sleep(seconds)``, ``launch_app``...); a tool
+    that needs one it lacks fails its call saying what the driver cannot do. Called once per
+    trail item before the built-in driver is considered; the first non-None result wins. The
+    plugin closes the driver after the trail.
     """
 
 

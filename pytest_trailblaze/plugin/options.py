@@ -13,7 +13,7 @@ from ..core.trail.parse import TRAIL_FILE_PATTERNS
 from ..drivers import remote
 from ..drivers.appium import AppiumSettings
 from ..drivers.appium_server import APPIUM_LOG_LEVELS
-from ..drivers.playwright import BrowserOptions
+from ..drivers.browser import BrowserOptions
 from ..mcp.server import DEFAULT_CALL_S, handshake_timeout_default
 from ..session.settings import Settings
 from .option_values import (

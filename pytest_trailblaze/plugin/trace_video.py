@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from ..core.run.driver import Recording, StepMarks
 from ..core.run.runner import ResolvedStep
 from ..core.tooling.context import ToolContext
 from ..drivers.browser import BrowserOptions
@@ -61,9 +62,9 @@ def pytest_trailblaze_step_error(
 def _group(item: pytest.Item, title: str | None) -> None:
     """Steps as groups of the trace (the trace viewer lists each step's actions under it)."""
     driver = item.stash.get(RECORDER_KEY, None)
-    mark = getattr(driver, "recording_step", None)
-    if mark is None:
+    if not isinstance(driver, StepMarks):
         return
+    mark = driver.recording_step
     try:
         mark(masker_of(item.config).text(title) if title else None)
     except Exception:  # a trace without step groups is still a trace
@@ -75,9 +76,9 @@ def start(item: TrailItem, evidence: ItemEvidence, driver: Any) -> None:
     settings = evidence_of(item.config)
     if (settings.tracing, settings.video) == ("off", "off") or RECORDER_KEY in item.stash:
         return
-    begin = getattr(driver, "start_recording", None)
-    if begin is None:
+    if not isinstance(driver, Recording):
         return
+    begin = driver.start_recording
     item.stash[RECORDER_KEY] = driver
     evidence.notes.extend(begin(video=settings.video != "off", tracing=settings.tracing != "off"))
 

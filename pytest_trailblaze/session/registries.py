@@ -11,7 +11,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
 from ..core.errors import Problem, RegistryError, TrailblazeError
-from ..core.tooling.context import DeviceInfo
+from ..core.tooling.context import DeviceInfo, ToolContext
 from ..core.tooling.registry import ToolRegistry
 from ..core.tooling.tooldef import Tool, ToolResult
 from ..mcp.server_tools import naming_findings
@@ -41,13 +41,13 @@ class HookObserver:
     def __init__(self, hook: Any) -> None:
         self.hook = hook
 
-    def before_tool(self, name: str, args: Mapping[str, Any], ctx: Any) -> None:
+    def before_tool(self, name: str, args: Mapping[str, Any], ctx: ToolContext) -> None:
         self.hook.pytest_trailblaze_before_tool(name=name, args=args, context=ctx)
 
-    def after_tool(self, name: str, args: Mapping[str, Any], result: ToolResult, ctx: Any) -> None:
+    def after_tool(self, name: str, args: Mapping[str, Any], result: ToolResult, ctx: ToolContext) -> None:
         self.hook.pytest_trailblaze_after_tool(name=name, args=args, result=result, context=ctx)
 
-    def tool_error(self, name: str, args: Mapping[str, Any], error: BaseException, ctx: Any) -> None:
+    def tool_error(self, name: str, args: Mapping[str, Any], error: BaseException, ctx: ToolContext) -> None:
         self.hook.pytest_trailblaze_tool_error(name=name, args=args, error=error, context=ctx)
 
 

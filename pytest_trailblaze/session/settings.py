@@ -10,7 +10,7 @@ from typing import Any
 from ..agent import LlmSpec
 from ..core.system.files import DEFAULT_MAX_BYTES
 from ..drivers.appium import AppiumSettings
-from ..drivers.playwright import BrowserOptions
+from ..drivers.browser import BrowserOptions
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from ..core.errors import AgentStepRequired, TrailblazeError, TrailheadError, first_line
 from ..core.masking import Masker
+from ..core.run.driver import FileConfinement, Hierarchy, Screenshots
 from ..core.run.runner import ResolvedStep, StepFailureInfo, TrailRunner, plan_trail
 from ..core.tooling.context import DeviceInfo, ToolContext
 from ..core.tooling.memory import Memory
@@ -115,9 +116,8 @@ class TrailRun:
         ctx = ToolContext(registry, memory, device, driver, str(item.path), self.artifacts)
         config_dir = item.workspace.config_dir if item.workspace else None
         ctx.code = code_roots(setup.rootpath, config_dir, settings.allow_outside_code)
-        confine = getattr(driver, "confine_file_urls", None)
-        if callable(confine):  # file:// pages: the workspace, the rootdir and what the user allowed
-            confine((*ctx.code.roots, *settings.file_url_roots))
+        if isinstance(driver, FileConfinement):  # file:// pages: workspace, rootdir, what the user allowed
+            driver.confine_file_urls((*ctx.code.roots, *settings.file_url_roots))
         ctx.toolbox = tuple(toolbox(item.workspace or Workspace(None), item.target, registry))
         self.runner = TrailRunner(
             self.plan,
@@ -178,15 +178,15 @@ class TrailRun:
         self._copy_server_logs()
         if not self.evidence.failure_screenshot:
             return
-        if hasattr(self.driver, "screenshot"):
-            self._screenshot(exc)
+        if isinstance(self.driver, Screenshots):
+            self._screenshot(exc, self.driver)
         self._save_source(exc)
 
     def _save_source(self, exc: TrailblazeError) -> None:
         """Appium's page source (XML) or the web page's aria snapshot at the failure, masked."""
-        read = getattr(self.driver, "hierarchy", None)
-        if read is None:
+        if not isinstance(self.driver, Hierarchy):
             return
+        read = self.driver.hierarchy
         name = "failure-page.aria.yaml" if self.device.platform == "web" else "failure-source.xml"
         try:
             text = read()
@@ -197,9 +197,9 @@ class TrailRun:
         path = self.context.write_artifact(name, str(text))  # masked there, by the run's secrets too
         exc.args = (f"{exc.args[0]}\n  page source: {display_path(path)}",)
 
-    def _screenshot(self, exc: TrailblazeError) -> None:
+    def _screenshot(self, exc: TrailblazeError, driver: Screenshots) -> None:
         try:
-            path = self.driver.screenshot(self.artifacts / "failure.png")
+            path = driver.screenshot(self.artifacts / "failure.png")
         except Exception as shot_error:  # the failure itself matters more than its picture
             note = f"\n  screenshot: not taken ({type(shot_error).__name__}: {first_line(shot_error)})"
             exc.args = (f"{exc.args[0]}{note}",)

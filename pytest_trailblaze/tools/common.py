@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from ..core.errors import UnsupportedToolError
+from ..core.run.driver import AppLaunching, Pausing
 from ..core.tooling.context import ToolContext
 from ..core.tooling.tooldef import CaseInsensitiveEnum, tool
 from .limits import Seconds
@@ -30,9 +31,8 @@ class LaunchMode(CaseInsensitiveEnum):
 def wait(ctx: ToolContext, timeToWaitInSeconds: Seconds = 5) -> str:
     """Wait a fixed number of seconds."""
     seconds = max(0.0, float(timeToWaitInSeconds))
-    sleep = getattr(ctx.driver, "sleep", None)
-    if sleep is not None:
-        sleep(seconds)
+    if isinstance(ctx.driver, Pausing):  # the device's clock: a page keeps running meanwhile
+        ctx.driver.sleep(seconds)
     else:
         time.sleep(seconds)
     return f"Waited {seconds:g} s"
@@ -43,10 +43,9 @@ def launchApp(ctx: ToolContext, appId: str, launchMode: LaunchMode = LaunchMode.
     """Launch the app under test (REINSTALL clears its state first); a no-op on web."""
     if ctx.platform == "web":
         return f"launchApp is a no-op on web ({appId})"
-    launch = getattr(ctx.driver, "launch_app", None)
-    if launch is None:
+    if not isinstance(ctx.driver, AppLaunching):
         raise UnsupportedToolError(f"the {ctx.platform} driver cannot launch apps", tool="launchApp")
-    return launch(appId, launchMode.value)
+    return ctx.driver.launch_app(appId, launchMode.value)
 
 
 @tool(source="builtin", toolset="observation")

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from ..core.errors import ToolFailure
 from ..core.tooling.context import ToolContext
 from ..core.tooling.memory import MASK
-from ..core.tooling.tooldef import tool
+from ..core.tooling.tooldef import PythonTool, tool
 from .arithmetic import ExpressionError, evaluate
 
 TOLERANCE = 1e-4
 
 
-def memory_tool(**kwargs: object) -> object:
-    return tool(source="builtin", toolset="memory", **kwargs)  # type: ignore[arg-type]
+def memory_tool(**kwargs: Any) -> Callable[[Callable[..., Any]], PythonTool]:
+    return tool(source="builtin", toolset="memory", **kwargs)
 
 
 @memory_tool(is_verification=True)

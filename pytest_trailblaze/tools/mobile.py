@@ -1,22 +1,25 @@
-"""Built-in mobile tools over the Appium driver, for android and ios.
+"""Built-in mobile tools over the driver contract's ``MobileSession``, for android and ios.
 
-Selector tools resolve ``nodeSelector`` in the page source (pure Python, ``drivers.selectors``)
-and act on the node they found. The older text tools (``tapOnElementWithText``...) are selectors
-too: a case-insensitive substring of the text, in the Maestro dialect, as upstream wrote them.
+Selector tools resolve ``nodeSelector`` in the page source (pure Python, ``core/screen``) and act
+on the node they found; the queries scripted tools branch on (``findMatches``) live here too. The
+older text tools (``tapOnElementWithText``...) are in ``mobile_text.py``, built on the selector
+helpers here.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
-from ..core.errors import FatalToolError, ToolArgumentError, ToolFailure
+from ..core.errors import FatalToolError, ToolFailure
+from ..core.jsondata import JsonObject, SelectorSpec
+from ..core.run.driver import MobileSession, implements
 from ..core.screen.node_selectors import Node, describe, matches_pattern
 from ..core.tooling.context import ToolContext
-from ..core.tooling.tooldef import CaseInsensitiveEnum, ToolResult, tool
+from ..core.tooling.tooldef import CaseInsensitiveEnum, PythonTool, ToolResult, tool
 from ..core.trail.nodeselector import NodeSelector
-from ..drivers.appium import MobileDriver
-from .limits import Index, TimeoutMs
+from .limits import TimeoutMs
 
 MOBILE = ("android", "ios")
 DEFAULT_WAIT_MS = 5_000
@@ -28,40 +31,44 @@ class TextMatchMode(CaseInsensitiveEnum):
     REGEX = "REGEX"
 
 
-def mobile(ctx: ToolContext) -> MobileDriver:
-    if not isinstance(ctx.driver, MobileDriver):
+def mobile(ctx: ToolContext) -> MobileSession:
+    """The session's driver as a mobile driver; a driver that is none fails the call for good."""
+    if not implements(ctx.driver, MobileSession):  # isinstance, without its cost on every call
         raise FatalToolError(
             f"mobile tools need the Appium driver, this session has {type(ctx.driver).__name__}"
         )
-    return ctx.driver
+    return cast(MobileSession, ctx.driver)
 
 
-def mobile_tool(**kwargs: Any) -> Any:
+def mobile_tool(**kwargs: Any) -> Callable[[Callable[..., Any]], PythonTool]:
     kwargs.setdefault("toolset", "core_interaction")
     kwargs.setdefault("platforms", MOBILE)
     return tool(source="builtin", **kwargs)
 
 
-def _selector(node_selector: NodeSelector | None, tool_name: str) -> dict[str, Any]:
+def _selector(node_selector: NodeSelector | None, tool_name: str) -> JsonObject:
     if node_selector is None:
         raise ToolFailure(f"{tool_name} needs a `nodeSelector`")
     return node_selector.as_dict()
 
 
-def _only(driver: MobileDriver, selector: dict[str, Any], timeout_ms: int) -> Node:
+def only(driver: MobileSession, selector: SelectorSpec, timeout_ms: int | None = None) -> Node:
+    """The first visible element ``selector`` finds, waiting up to ``timeout_ms`` (the tools' default)."""
+    timeout_ms = DEFAULT_WAIT_MS if timeout_ms is None else timeout_ms
     found = driver.wait_for(selector, timeout_ms / 1000)
     if not found:
         raise ToolFailure(f"no visible element matches {describe(selector)} (waited {timeout_ms / 1000:g} s)")
     return found[0]
 
 
-def shown_text(driver: MobileDriver, text: str, **filters: Any) -> Node:
+def shown_text(driver: MobileSession, text: str, **filters: Any) -> Node:
     """The visible element showing ``text`` (Maestro style: a substring, any case)."""
-    return _only(driver, text_selector(driver, text, **filters), DEFAULT_WAIT_MS)
+    return only(driver, text_selector(driver, text, **filters))
 
 
-def _absent(driver: MobileDriver, selector: dict[str, Any], timeout_ms: int, what: str) -> None:
+def absent(driver: MobileSession, selector: SelectorSpec, what: str, timeout_ms: int | None = None) -> None:
     """Wait until nothing visible matches ``selector``; fail naming what is still there."""
+    timeout_ms = DEFAULT_WAIT_MS if timeout_ms is None else timeout_ms
     found = driver.wait_for(selector, timeout_ms / 1000, present=False)
     if found:
         raise ToolFailure(f"{found[0].label()} {what} is still visible")
@@ -72,7 +79,7 @@ def text_of(node: Node) -> str:
 
 
 def text_selector(
-    driver: MobileDriver,
+    driver: MobileSession,
     text: str | None,
     *,
     field: str = "textRegex",
@@ -81,10 +88,10 @@ def text_selector(
     index: int = 0,
     enabled: bool | None = None,
     selected: bool | None = None,
-) -> dict[str, Any]:
+) -> JsonObject:
     """The Maestro-style selector of the older text tools: a substring (or ``regex``), any case."""
     dialect = "androidMaestro" if driver.platform == "android" else "iosMaestro"
-    matcher: dict[str, Any] = {}
+    matcher: JsonObject = {}
     if text is not None:
         matcher[field] = f".*{re.escape(text)}.*"
     if regex is not None:
@@ -105,7 +112,7 @@ def tapOnElementBySelector(
 ) -> str:
     """Tap the element a recorded selector finds (the first one in reading order)."""
     driver = mobile(ctx)
-    node = _only(driver, _selector(nodeSelector, "tapOnElementBySelector"), DEFAULT_WAIT_MS)
+    node = only(driver, _selector(nodeSelector, "tapOnElementBySelector"))
     driver.tap(node, long_press=longPress)
     return f"{'Long-pressed' if longPress else 'Tapped'} {node.label()}"
 
@@ -116,7 +123,7 @@ def tapOn(
 ) -> str:
     """Tap an element found by selector, optionally at a point relative to its bounds ("25%,50%")."""
     driver = mobile(ctx)
-    node = _only(driver, selector.as_dict(), DEFAULT_WAIT_MS)
+    node = only(driver, selector.as_dict())
     if relativePoint:
         fx, fy = parse_relative(relativePoint)
         driver.tap_point(
@@ -137,7 +144,7 @@ def assertVisibleBySelector(
 ) -> str:
     """Wait until a selector finds a visible element; optionally check its text."""
     driver = mobile(ctx)
-    node = _only(driver, _selector(nodeSelector, "assertVisibleBySelector"), timeoutMs or DEFAULT_WAIT_MS)
+    node = only(driver, _selector(nodeSelector, "assertVisibleBySelector"), timeoutMs or DEFAULT_WAIT_MS)
     if expectedText is not None and not text_matches(text_of(node), expectedText, textMatchMode):
         raise ToolFailure(
             f"{node.label()} shows {text_of(node)!r}, expected {expectedText!r} ({textMatchMode.value})"
@@ -152,7 +159,7 @@ def assertNotVisibleBySelector(
     """Wait until no visible element matches a selector."""
     driver = mobile(ctx)
     selector = _selector(nodeSelector, "assertNotVisibleBySelector")
-    _absent(driver, selector, timeoutMs or DEFAULT_WAIT_MS, f"({describe(selector)})")
+    absent(driver, selector, f"({describe(selector)})", timeoutMs or DEFAULT_WAIT_MS)
     return f"nothing matches {describe(selector)}"
 
 
@@ -162,162 +169,6 @@ def text_matches(actual: str, expected: str, mode: TextMatchMode) -> bool:
     if mode is TextMatchMode.REGEX:
         return matches_pattern(expected, actual)
     return actual.strip() == expected.strip()
-
-
-@mobile_tool(is_verification=True, toolset="verification")
-def assertVisibleWithText(
-    ctx: ToolContext,
-    text: str,
-    index: Index = 0,
-    id: str | None = None,
-    enabled: bool | None = None,
-    selected: bool | None = None,
-) -> str:
-    """Assert an element showing this text (a substring, any case) is visible."""
-    driver = mobile(ctx)
-    node = shown_text(driver, text, id=id, index=index, enabled=enabled, selected=selected)
-    return f"{node.label()} is visible"
-
-
-@mobile_tool(is_verification=True, toolset="verification")
-def assertNotVisibleWithText(
-    ctx: ToolContext,
-    text: str,
-    index: Index = 0,
-    id: str | None = None,
-    enabled: bool | None = None,
-    selected: bool | None = None,
-) -> str:
-    """Assert no visible element shows this text (a substring, any case)."""
-    driver = mobile(ctx)
-    selector = text_selector(driver, text, id=id, index=index, enabled=enabled, selected=selected)
-    _absent(driver, selector, DEFAULT_WAIT_MS, f"showing {text!r}")
-    return f"no element shows {text!r}"
-
-
-@mobile_tool(surface_to_llm=False)
-def tapOnElementWithText(
-    ctx: ToolContext,
-    text: str,
-    index: Index = 0,
-    id: str | None = None,
-    enabled: bool | None = None,
-    selected: bool | None = None,
-) -> str:
-    """Tap the element showing this text (a substring, any case)."""
-    driver = mobile(ctx)
-    node = shown_text(driver, text, id=id, index=index, enabled=enabled, selected=selected)
-    driver.tap(node)
-    return f"Tapped {node.label()}"
-
-
-def _string_index(index: str | int | None) -> int:
-    """The Maestro-era tools take ``index`` as text ("2"), as upstream declares it; still a whole number."""
-    text = "" if index is None else str(index).strip()
-    if not text:
-        return 0
-    if not text.isdigit():
-        raise ToolArgumentError(f"argument 'index' is a position among matches (0, 1, ...), got {index!r}")
-    return int(text)
-
-
-def _by_accessibility_text(
-    ctx: ToolContext, text: str, index: str | int | None, **filters: Any
-) -> tuple[MobileDriver, Node]:
-    """The visible element whose accessibility text (content-desc, iOS label) contains ``text``, any case."""
-    driver = mobile(ctx)
-    position = _string_index(index)
-    selector = text_selector(driver, text, field="accessibilityTextRegex", index=position, **filters)
-    return driver, _only(driver, selector, DEFAULT_WAIT_MS)
-
-
-@mobile_tool(surface_to_llm=False)
-def tapOnElementWithAccessibilityText(
-    ctx: ToolContext,
-    accessibilityText: str,
-    id: str | None = None,
-    index: str | None = None,
-    enabled: bool | None = None,
-    selected: bool | None = None,
-) -> str:
-    """Tap the element whose accessibility text contains this text (any case)."""
-    found = _by_accessibility_text(ctx, accessibilityText, index, id=id, enabled=enabled, selected=selected)
-    driver, node = found
-    driver.tap(node)
-    return f"Tapped {node.label()}"
-
-
-@mobile_tool(surface_to_llm=False)
-def longPressElementWithAccessibilityText(
-    ctx: ToolContext,
-    accessibilityText: str,
-    id: str | None = None,
-    index: str | None = None,
-    enabled: bool | None = None,
-    selected: bool | None = None,
-) -> str:
-    """Press and hold the element whose accessibility text contains this text (any case)."""
-    found = _by_accessibility_text(ctx, accessibilityText, index, id=id, enabled=enabled, selected=selected)
-    driver, node = found
-    driver.tap(node, long_press=True)
-    return f"Long-pressed {node.label()}"
-
-
-@mobile_tool(surface_to_llm=False)
-def longPressOnElementWithText(
-    ctx: ToolContext,
-    text: str,
-    id: str | None = None,
-    index: str | None = None,
-    enabled: bool | None = None,
-    selected: bool | None = None,
-) -> str:
-    """Press and hold the element showing this text (a substring, any case)."""
-    driver = mobile(ctx)
-    node = shown_text(driver, text, id=id, index=_string_index(index), enabled=enabled, selected=selected)
-    driver.tap(node, long_press=True)
-    return f"Long-pressed {node.label()}"
-
-
-@mobile_tool(surface_to_llm=False, is_verification=True, toolset="verification")
-def assertVisibleWithAccessibilityText(
-    ctx: ToolContext,
-    accessibilityText: str,
-    id: str | None = None,
-    index: Index = 0,
-    enabled: bool | None = None,
-    selected: bool | None = None,
-) -> str:
-    """Assert an element whose accessibility text contains this text (any case) is visible."""
-    _, node = _by_accessibility_text(ctx, accessibilityText, index, id=id, enabled=enabled, selected=selected)
-    return f"{node.label()} is visible"
-
-
-@mobile_tool(surface_to_llm=False, is_verification=True, toolset="verification")
-def assertVisibleWithResourceId(
-    ctx: ToolContext,
-    resourceId: str,
-    accessibilityText: str | None = None,
-    index: Index = 0,
-    enabled: bool | None = None,
-    selected: bool | None = None,
-) -> str:
-    """Assert an element with this resource id (a regex over the whole id) is visible.
-
-    ``accessibilityText`` (a regex) narrows it down when several elements share the id.
-    """
-    driver = mobile(ctx)
-    selector = text_selector(
-        driver,
-        None,
-        field="accessibilityTextRegex",
-        regex=accessibilityText,
-        id=resourceId,
-        index=index,
-        enabled=enabled,
-        selected=selected,
-    )
-    return f"{_only(driver, selector, DEFAULT_WAIT_MS).label()} is visible"
 
 
 # -- queries for scripted tools --------------------------------------------------------------------------
@@ -360,10 +211,10 @@ _DESCRIPTOR_ATTRS = {
 }
 
 
-def match_descriptor(node: Node, platform: str) -> dict[str, Any]:
+def match_descriptor(node: Node, platform: str) -> dict[str, object]:
     """Upstream's ``MatchDescriptor``: where a match sits in the tree and on screen, and its names."""
     text, label, ident = (node.get(*names) or None for names in _DESCRIPTOR_ATTRS[platform])
-    bounds = None
+    bounds: dict[str, int] | None = None
     if node.has_bounds:
         bounds = {"left": node.x, "top": node.y, "right": node.right, "bottom": node.bottom}
     return {
@@ -395,14 +246,6 @@ TOOLS = (
     tapOn,
     assertVisibleBySelector,
     assertNotVisibleBySelector,
-    assertVisibleWithText,
-    assertNotVisibleWithText,
-    assertVisibleWithAccessibilityText,
-    assertVisibleWithResourceId,
-    tapOnElementWithText,
-    tapOnElementWithAccessibilityText,
-    longPressOnElementWithText,
-    longPressElementWithAccessibilityText,
     findMatches,
     waitUntilNotVisible,
 )

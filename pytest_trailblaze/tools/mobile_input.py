@@ -10,10 +10,10 @@ import random
 import time
 
 from ..core.errors import ToolFailure
+from ..core.run.driver import MobileSession
 from ..core.screen.node_selectors import Node, describe
 from ..core.tooling.context import ToolContext
 from ..core.tooling.tooldef import CaseInsensitiveEnum
-from ..drivers.appium import MobileDriver
 from .common import Direction
 from .limits import Count, Digits, DurationMs, Index, Percent, Pixels
 from .mobile import mobile, mobile_tool, parse_relative, shown_text, text_selector
@@ -65,7 +65,7 @@ def inputTextRandom(
     return f"Typed {value} and remembered it as {variable}"
 
 
-def _try_hide_keyboard(driver: MobileDriver) -> None:
+def _try_hide_keyboard(driver: MobileSession) -> None:
     """Best effort after typing: a keyboard that cannot be hidden is not the step's failure."""
     try:
         driver.hide_keyboard()

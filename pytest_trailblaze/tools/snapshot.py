@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from ..core.errors import FatalToolError
+from ..core.run.driver import Hierarchy, Screenshots
 from ..core.tooling.context import ToolContext
 
 
@@ -19,7 +20,7 @@ def snapshot_stem(screen_name: str) -> str:
 
 def take_snapshot(ctx: ToolContext, screen_name: str, description: str | None = None) -> str:
     driver = ctx.driver
-    if driver is None or not hasattr(driver, "screenshot"):
+    if not (isinstance(driver, Screenshots) and isinstance(driver, Hierarchy)):
         raise FatalToolError("this session's driver cannot take snapshots")
     stem = snapshot_stem(ctx.memory.masker.name(screen_name))
     image = driver.screenshot(ctx.artifact(f"snapshots/{stem}.png"))

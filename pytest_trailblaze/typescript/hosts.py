@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import ConfigurationError, FatalToolError, ToolFailure, ToolServerError
-from ..core.tooling.context import DeviceInfo
+from ..core.tooling.context import DeviceInfo, ToolContext
 from ..core.tooling.tooldef import ToolResult
 from ..mcp.callbacks import envelope
 from ..mcp.launch import LaunchSpec
@@ -137,7 +137,7 @@ class TsBinding:
     device: DeviceInfo
     manifests: dict[Path, dict[str, dict[str, str]]]
 
-    def call(self, tool: Any, ctx: Any, args: dict[str, Any]) -> ToolResult:
+    def call(self, tool: Any, ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
         """Run ``tool``; its thrown error fails the step with the message and the ``.ts`` line."""
         definition = tool.definition
         server = self.hosts.server(self, definition.tools_dir)
@@ -151,7 +151,7 @@ class TsBinding:
         return ToolResult(message=text, data=result.structured_content)
 
 
-def _thrown(name: str, result: Any, tools_dir: Path, ctx: Any) -> str:
+def _thrown(name: str, result: Any, tools_dir: Path, ctx: ToolContext) -> str:
     """``tool 'x' threw Error: message`` and where: the first frame of the stack in ``tools/``."""
     error = ((result.meta or {}).get("trailblaze") or {}).get("error") or {}
     text = next((c.text for c in result.content or [] if getattr(c, "type", "") == "text"), "")

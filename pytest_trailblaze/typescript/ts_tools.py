@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..core.errors import FatalToolError
+from ..core.tooling.context import ToolContext
 from ..core.tooling.tooldef import Tool, ToolDescriptor, ToolResult
 from ..mcp.server_tools import SchemaTool
 from .discovery import TsToolDef
@@ -67,7 +68,7 @@ class TsTool(SchemaTool):
                     checked[name] = prop["default"]
         return checked
 
-    def invoke(self, ctx: Any, validated: dict[str, Any]) -> ToolResult:
+    def invoke(self, ctx: ToolContext, validated: dict[str, Any]) -> ToolResult:
         if self.host is None:
             raise FatalToolError(
                 f"TypeScript tool '{self.name}' ({self.definition.span}) has no host in this session\n"

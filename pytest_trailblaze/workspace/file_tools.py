@@ -21,6 +21,7 @@ from pydantic_core import PydanticCustomError
 from ..core.errors import FatalToolError, Problem, ToolArgumentError, ToolError, ToolFailure
 from ..core.system.pycall import CodeRoots, ImportFailure, locate, resolve_callable
 from ..core.tooling.composition import expand
+from ..core.tooling.context import ToolContext
 from ..core.tooling.scripts import run_script
 from ..core.tooling.tooldef import PythonTool, Tool, ToolDescriptor, ToolResult, explain, tool
 from ..core.trail.model import ToolCall
@@ -193,7 +194,7 @@ class CompositeTool(_DefinedTool):
     def parameter_defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params if p.has_default}
 
-    def invoke(self, ctx: Any, validated: dict[str, Any]) -> ToolResult:
+    def invoke(self, ctx: ToolContext, validated: dict[str, Any]) -> ToolResult:
         calls = expand(self.calls, validated, self.parameter_names)
         for index, (name, args) in enumerate(calls, start=1):
             try:
@@ -236,7 +237,7 @@ class ScriptTool(_DefinedTool):
             f"  fix: check the module path (module:attribute or path/to/file.py:attribute)"
         )
 
-    def invoke(self, ctx: Any, validated: dict[str, Any]) -> ToolResult:
+    def invoke(self, ctx: ToolContext, validated: dict[str, Any]) -> ToolResult:
         return run_script(self.function, dict(validated), ctx, self.name)
 
 
@@ -252,5 +253,5 @@ class UnavailableTool(_DefinedTool):
     def validate(self, args: Any) -> dict[str, Any]:
         return dict(args)
 
-    def invoke(self, ctx: Any, validated: dict[str, Any]) -> ToolResult:
+    def invoke(self, ctx: ToolContext, validated: dict[str, Any]) -> ToolResult:
         raise ToolFailure(self.unavailable, tool=self.name)

@@ -282,6 +282,7 @@ def test_unknown_tools_and_bad_arguments_of_registered_tools_are_collection_erro
 OWN_DRIVERS = """
 import pathlib
 
+from pytest_trailblaze.core.run.driver import Driver, Hierarchy, Screenshots
 from pytest_trailblaze.core.tooling.context import DeviceInfo
 
 KEYS = {"android": "android-ondevice-instrumentation", "desktop": "compose"}
@@ -308,7 +309,11 @@ class ConftestDriver:
 
 
 def pytest_trailblaze_make_driver(platform, request):
-    return ConftestDriver(platform) if platform in KEYS else None
+    if platform not in KEYS:
+        return None
+    driver = ConftestDriver(platform)
+    assert isinstance(driver, Driver) and isinstance(driver, Hierarchy) and isinstance(driver, Screenshots)
+    return driver
 """
 
 EVERY_PLATFORM = """

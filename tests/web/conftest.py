@@ -32,7 +32,8 @@ from pytest_trailblaze.core.tooling.context import DeviceInfo, ToolContext
 from pytest_trailblaze.core.tooling.memory import Memory
 from pytest_trailblaze.core.tooling.registry import ToolRegistry
 from pytest_trailblaze.core.tooling.tooldef import ToolResult
-from pytest_trailblaze.drivers.playwright import BrowserHost, BrowserOptions, WebDriver
+from pytest_trailblaze.drivers.browser import BrowserHost, BrowserOptions
+from pytest_trailblaze.drivers.playwright import WebDriver
 from pytest_trailblaze.tools import builtin_tools
 
 REPO = Path(__file__).resolve().parents[2]
@@ -147,7 +148,7 @@ def browser_host() -> Iterator[BrowserHost]:
 @pytest.fixture
 def driver(browser_host: BrowserHost) -> Iterator[WebDriver]:
     """A fresh browser context and page, closed after the test."""
-    web_driver = browser_host.new_driver()
+    web_driver = WebDriver.open(browser_host)
     try:
         yield web_driver
     finally:

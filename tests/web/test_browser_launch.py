@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from pytest_trailblaze.core.errors import DriverError
-from pytest_trailblaze.drivers.playwright import BrowserHost, BrowserOptions
+from pytest_trailblaze.drivers.browser import BrowserHost, BrowserOptions
+from pytest_trailblaze.drivers.playwright import WebDriver
 
 HANGING_BROWSER = """\
 #!/bin/sh
@@ -70,7 +71,7 @@ def survivors(script: Path, grace_s: float = 5.0) -> list[int]:
 def test_launch_timeout_names_what_was_launched(hanging_browser: Path) -> None:
     host = BrowserHost(BrowserOptions(executable_path=str(hanging_browser), launch_timeout_s=2))
     with pytest.raises(DriverError) as info:
-        host.new_driver()
+        WebDriver.open(host)
     message = str(info.value)
     assert message.startswith("could not start chromium: the browser did not start within 2 s\n"), message
     assert f"  why: launched {hanging_browser} --" in message
@@ -84,9 +85,9 @@ def test_launch_timeout_names_what_was_launched(hanging_browser: Path) -> None:
 def test_a_failed_start_is_reported_again_not_retried(hanging_browser: Path) -> None:
     host = BrowserHost(BrowserOptions(executable_path=str(hanging_browser), launch_timeout_s=1))
     with pytest.raises(DriverError) as first:
-        host.new_driver()
+        WebDriver.open(host)
     with pytest.raises(DriverError) as second:
-        host.new_driver()
+        WebDriver.open(host)
     assert str(second.value) == str(first.value)
     assert len(started_pids(hanging_browser)) == 2
 
@@ -99,7 +100,7 @@ def test_connect_timeout() -> None:
         endpoint = f"ws://127.0.0.1:{server.getsockname()[1]}/"
         host = BrowserHost(BrowserOptions(connect=endpoint, launch_timeout_s=1))
         with pytest.raises(DriverError) as info:
-            host.new_driver()
+            WebDriver.open(host)
     assert str(info.value).startswith(
         f"could not connect to the browser at {endpoint}: no answer within 1 s\n"
     ), info.value

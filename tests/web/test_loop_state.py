@@ -16,9 +16,9 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import sync_playwright
 
-from pytest_trailblaze.drivers.browser import find_system_chromium
+from pytest_trailblaze.drivers.browser import BrowserHost, BrowserOptions, find_system_chromium
 from pytest_trailblaze.drivers.loopstate import CallTimeout, bounded
-from pytest_trailblaze.drivers.playwright import BrowserHost, BrowserOptions, WebDriver
+from pytest_trailblaze.drivers.playwright import WebDriver
 
 
 async def _tick() -> str:
@@ -29,7 +29,7 @@ async def _tick() -> str:
 def _trail(host: BrowserHost, text: str) -> str:
     """One trail's use of the browser, as the driver fixture wraps it."""
     with host.loop.left_as_found():
-        driver = host.new_driver()
+        driver = WebDriver.open(host)
         try:
             driver.page.set_content(f"<h1>{text}</h1>")
             return driver.page.inner_text("h1")
@@ -138,7 +138,7 @@ def test_an_answer_that_came_in_before_the_bound_is_not_lost_to_the_due_timer(ho
     answer comes in; the timer then comes due in the same turn of the loop as the answer, and
     the answer must win (a probe of a live page read as "busy" stopped its scripts)."""
     with host.loop.left_as_found():
-        driver = host.new_driver()
+        driver = WebDriver.open(host)
         try:
             loop = host.loop.loop
             assert loop is not None

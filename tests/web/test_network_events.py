@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_trailblaze.core.errors import ToolFailure
+from pytest_trailblaze.drivers.playwright import WebDriver
 
 
 @pytest.fixture
@@ -61,7 +62,7 @@ class TestAssertNetworkEvent:
     def test_each_trail_starts_with_an_empty_capture(self, browser_host, checkout, app_url):
         """A new context (the next trail) has seen none of the requests of the one before."""
         checkout("web_click", ref="css=#start")
-        other = browser_host.new_driver()
+        other = WebDriver.open(browser_host)
         try:
             assert other.network_log.requests == []
             assert other.find_request("checkout-started", 0) is None

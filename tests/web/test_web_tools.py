@@ -18,6 +18,7 @@ import pytest
 from pytest_trailblaze.core.errors import ToolArgumentError, ToolFailure, UnknownToolError
 from pytest_trailblaze.core.tooling.context import ToolContext
 from pytest_trailblaze.core.tooling.memory import MASK, Memory
+from pytest_trailblaze.drivers.playwright import WebDriver
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE_APP = REPO / "examples" / "sample-app"
@@ -596,7 +597,7 @@ class TestStorage:
     def test_storage_state_round_trip(self, run, driver, browser_host, registry, app_url):
         driver.context.add_cookies([{"name": "token", "value": "t-1", "url": app_url}])
         state = run("web_getStorageState").message
-        other = browser_host.new_driver()
+        other = WebDriver.open(browser_host)
         try:
             other_ctx = ToolContext(registry, Memory(), other.device_info(), other)
             registry.execute("web_applyCookies", {"cookiesJson": state}, other_ctx)

@@ -19,7 +19,7 @@ from pytest_trailblaze.core.trail.parse import parse_trail
 @pytest.fixture(autouse=True)
 def short_expect(monkeypatch: pytest.MonkeyPatch) -> None:
     """A check that must fail gives up after 0.5 s instead of 5 s."""
-    monkeypatch.setattr("pytest_trailblaze.tools.web.EXPECT_TIMEOUT_MS", 500)
+    monkeypatch.setattr("pytest_trailblaze.tools.web_verify.EXPECT_TIMEOUT_MS", 500)
 
 
 def recorded(call: str) -> tuple[str, dict[str, Any]]:

@@ -348,7 +348,7 @@ def describe_exception(exc: BaseException) -> str:
     return "\n".join(lines)
 
 
-#: The installed ``pytest_trailblaze`` folder (this file is ``core/run/runner.py`` in it).
+#: The pytest_trailblaze package (this file is core/run/runner.py): its frames are not "your code".
 _PACKAGE = Path(__file__).resolve().parents[2]
 
 

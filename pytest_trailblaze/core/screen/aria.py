@@ -304,6 +304,15 @@ def _known(role: str) -> str:
     return role if role in KNOWN_ROLES else "generic"
 
 
+def literal_pattern(text: str) -> str:
+    """A pattern matching ``text`` exactly: as written, or ``\\Q...\\E`` when it holds regex syntax
+    (the inverse of ``literal_name``)."""
+    return rf"\Q{text}\E" if any(ch in text for ch in _META) else text
+
+
+_META = frozenset(".^$*+?()[]{}|\\")
+
+
 def literal_name(pattern: str) -> str:
     """A recorded ``ariaNameRegex`` as the literal name it was generated from."""
     text = pattern

@@ -5,15 +5,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import FatalToolError, ToolError
+from ..jsondata import JsonObject
 from ..system.pycall import CodeRoots
 from ..trail.devices import form_factor
 from ..trail.lineage import resolution_chain, segments_for
 from .memory import Memory
 from .registry import MAX_DEPTH, ToolLogEntry, ToolRegistry
-from .tooldef import ToolDescriptor
+from .tooldef import ToolDescriptor, ToolResult
+
+if TYPE_CHECKING:  # the driver contract names DeviceInfo, so it is imported for annotations only
+    from ..run.driver import Driver
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +52,7 @@ class DeviceInfo:
     def chain(self) -> tuple[str, ...]:
         return resolution_chain(self.segments)
 
-    def as_context(self) -> dict[str, Any]:
+    def as_context(self) -> JsonObject:
         """The ``device`` block handed to tool servers (``_trailblazeContext``)."""
         return {
             "platform": self.platform,
@@ -65,7 +69,8 @@ class ToolContext:
     registry: ToolRegistry
     memory: Memory
     device: DeviceInfo
-    driver: Any = None
+    #: The device's driver (``core/run/driver.py``); None where nothing drives a device (checks).
+    driver: Driver | None = None
     trail_path: str | None = None
     artifacts_dir: Path | None = None
     depth: int = 0
@@ -88,7 +93,7 @@ class ToolContext:
     def platform(self) -> str:
         return self.device.platform
 
-    def run(self, name: str, params: Mapping[str, Any] | None = None) -> Any:
+    def run(self, name: str, params: Mapping[str, Any] | None = None) -> ToolResult:
         """Call another tool through the same dispatcher; failures raise."""
         caller = self.call_chain or ((self.current_tool,) if self.current_tool else ())
         if self.depth + 1 > MAX_DEPTH:
@@ -115,7 +120,7 @@ class ToolContext:
         )
         return self.registry.execute(name, dict(params or {}), nested)
 
-    def execute(self, name: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    def execute(self, name: str, params: Mapping[str, Any] | None = None) -> dict[str, str]:
         """Synchronously run another tool; recoverable failures come back as an Error object.
 
         Returns ``{"type": "Success", "message": ...}`` or ``{"type": "Error", "message": ...}``.

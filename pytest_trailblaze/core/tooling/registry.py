@@ -12,7 +12,7 @@ import time
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..docs import docs_page
 from ..errors import (
@@ -29,6 +29,9 @@ from ..trail.yamlsource import did_you_mean
 from .memory import MASK, mask_with
 from .tooldef import Tool, ToolDescriptor, ToolResult, bind_tool_arguments
 
+if TYPE_CHECKING:
+    from .context import ToolContext
+
 REGISTER_HINT = f"check the spelling, or register the tool (see {docs_page('guides/tools/')})"
 
 #: Arguments that annotate a recorded call for humans and are never load-bearing at replay.
@@ -41,11 +44,15 @@ FAILURE_CHARS = 10_000
 class ToolObserver(Protocol):
     """Receives every tool call; the plugin turns these into ``pytest_trailblaze_*`` hooks."""
 
-    def before_tool(self, name: str, args: Mapping[str, Any], ctx: Any) -> None: ...
+    def before_tool(self, name: str, args: Mapping[str, Any], ctx: ToolContext) -> None: ...
 
-    def after_tool(self, name: str, args: Mapping[str, Any], result: ToolResult, ctx: Any) -> None: ...
+    def after_tool(
+        self, name: str, args: Mapping[str, Any], result: ToolResult, ctx: ToolContext
+    ) -> None: ...
 
-    def tool_error(self, name: str, args: Mapping[str, Any], error: BaseException, ctx: Any) -> None: ...
+    def tool_error(
+        self, name: str, args: Mapping[str, Any], error: BaseException, ctx: ToolContext
+    ) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +169,7 @@ class ToolRegistry:
         return tool
 
     # -- dispatch ---------------------------------------------------------------------------
-    def execute(self, name: str, raw_args: Mapping[str, Any], ctx: Any) -> ToolResult:
+    def execute(self, name: str, raw_args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         """Interpolate, validate and run one tool call; every path through here is observed."""
         args = {k: v for k, v in dict(raw_args).items() if k not in ANNOTATION_ARGS}
         try:
@@ -214,7 +221,7 @@ def _scrub(exc: BaseException, args: Mapping[str, Any], hidden: frozenset[str]) 
         exc.args = (clip(message, FAILURE_CHARS), *exc.args[1:])
 
 
-def _shown(args: Mapping[str, Any], hidden: frozenset[str], ctx: Any) -> dict[str, Any]:
+def _shown(args: Mapping[str, Any], hidden: frozenset[str], ctx: ToolContext) -> dict[str, Any]:
     """The arguments as a human may see them: secrets and sensitive arguments masked, long texts cut."""
     shown = clip_value(ctx.memory.mask(dict(args)))
     return {k: (MASK if k in hidden else v) for k, v in shown.items()}
@@ -223,7 +230,7 @@ def _shown(args: Mapping[str, Any], hidden: frozenset[str], ctx: Any) -> dict[st
 class _LogSlot:
     """A tool-log entry opened at the start of a call and completed when it ends."""
 
-    def __init__(self, ctx: Any, name: str, shown: Mapping[str, Any], tool: Tool | None) -> None:
+    def __init__(self, ctx: ToolContext, name: str, shown: Mapping[str, Any], tool: Tool | None) -> None:
         self.ctx = ctx
         self.name = name
         self.log: list[ToolLogEntry] | None = getattr(ctx, "tool_log", None)

@@ -10,14 +10,19 @@ becomes a failure of the tool (``system.foreign``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ToolError, ToolFailure
 from ..system.foreign import ForeignExit, foreign_code
 from .tooldef import ToolResult
 
+if TYPE_CHECKING:
+    from .context import ToolContext
 
-def run_script(function: Callable[..., Any], params: dict[str, Any], ctx: Any, name: str) -> ToolResult:
+
+def run_script(
+    function: Callable[..., Any], params: dict[str, Any], ctx: ToolContext, name: str
+) -> ToolResult:
     """Call a script and turn what it returns (or raises) into a tool result."""
     try:
         with foreign_code():

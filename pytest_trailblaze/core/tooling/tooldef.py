@@ -14,7 +14,7 @@ import inspect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, get_type_hints
+from typing import TYPE_CHECKING, Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
@@ -25,6 +25,9 @@ from ..system.foreign import ForeignExit, foreign_code
 from ..system.offloop import ASYNC_TOOLS
 from ..trail.yamlcore import YamlFloat, YamlInt, source_text
 from ..trail.yamlsource import did_you_mean
+
+if TYPE_CHECKING:
+    from .context import ToolContext
 
 
 @dataclass(frozen=True)
@@ -86,7 +89,7 @@ class Tool:
         """Check arguments; raise ``ToolArgumentError`` naming the argument and the tool."""
         return dict(args)
 
-    def invoke(self, ctx: Any, validated: Any) -> ToolResult:
+    def invoke(self, ctx: ToolContext, validated: Any) -> ToolResult:
         raise NotImplementedError
 
 
@@ -119,7 +122,7 @@ class PythonTool(Tool):
         except ValidationError as exc:
             raise ToolArgumentError(explain(exc, self.name, self.model), tool=self.name) from None
 
-    def invoke(self, ctx: Any, validated: BaseModel) -> ToolResult:
+    def invoke(self, ctx: ToolContext, validated: BaseModel) -> ToolResult:
         values = {name: getattr(validated, name) for name in type(validated).model_fields}
         values.update(validated.model_extra or {})  # a function taking **kwargs gets the rest
         try:

@@ -1,0 +1,100 @@
+"""What verification tools assert about a web page, with Playwright's waiting assertions.
+
+A mixin of ``WebDriver`` (the contract's ``WebChecks``). Each check waits up to its timeout for
+what it asserts; when it does not hold, a page stuck in its own script is named as the cause
+first (``pageguard.py``), then "no such element" is told apart from "the element is there but
+does not hold".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..core.errors import ToolFailure, first_line
+from ..core.run.driver import Element
+from .element_actions import located, tool_call
+from .pageguard import PageGuard
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, LocatorAssertions, Page
+
+#: How long the input-value fallback of a text check waits, after the text check itself.
+VALUE_FALLBACK_MS = 1_000
+
+
+class PageChecks:
+    """Assertions over ``self.page`` and located elements."""
+
+    page: Page
+    guard: PageGuard
+    within: Callable[..., Any]  # the driver's bounded call into the page (``pageguard.py``)
+
+    def text_visible(self, text: str, timeout_ms: int) -> bool:
+        """Whether text (a case-insensitive substring) becomes visible on the page in time."""
+        try:
+            _expect(self.page.get_by_text(text).first).to_be_visible(timeout=timeout_ms)
+        except AssertionError:
+            self.guard.check_alive(f"looking for text {text!r}", timeout_ms / 1000)
+            return False
+        return True
+
+    def expect_visible(self, target: Element, timeout_ms: int) -> None:
+        self._expect_element(target, timeout_ms, lambda e: e.to_be_visible(timeout=timeout_ms))
+
+    def expect_attribute(self, target: Element, name: str, expected: str, timeout_ms: int) -> None:
+        self._expect_element(
+            target, timeout_ms, lambda e: e.to_have_attribute(name, expected, timeout=timeout_ms)
+        )
+
+    def expect_value(self, target: Element, expected: str, timeout_ms: int) -> None:
+        self._expect_element(target, timeout_ms, lambda e: e.to_have_value(expected, timeout=timeout_ms))
+
+    def expect_text(self, target: Element, expected: str, timeout_ms: int) -> None:
+        """The element's text contains ``expected``; failing that, its input value is ``expected``."""
+        from playwright.sync_api import Error
+
+        found = located(target)
+        element, described = found.locator.first, found.described
+        try:
+            _expect(element).to_contain_text(expected, timeout=timeout_ms)
+            return
+        except AssertionError:
+            self.guard.check_alive(described, timeout_ms / 1000)
+        try:
+            _expect(element).to_have_value(expected, timeout=VALUE_FALLBACK_MS)
+        except (AssertionError, Error):
+            if self.within(element.count, f"looking for {described}") == 0:
+                raise ToolFailure(f"No element found matching {described}") from None
+            shown = tool_call(
+                lambda: element.inner_text(timeout=VALUE_FALLBACK_MS), "could not read the element"
+            )
+            raise ToolFailure(f"{described} does not contain {expected!r} (its text is {shown!r})") from None
+
+    def texts_missing(self, target: Element, texts: Sequence[str]) -> list[str]:
+        """Which of ``texts`` the target's first element does not show now."""
+        container = located(target).locator.first
+        return [
+            text for text in texts if self.within(container.get_by_text(text).count, "looking for it") == 0
+        ]
+
+    def _expect_element(
+        self, target: Element, timeout_ms: int, check: Callable[[LocatorAssertions], None]
+    ) -> None:
+        """Run an ``expect`` assertion on the target's first element."""
+        found = located(target)
+        element, described = found.locator.first, found.described
+        try:
+            check(_expect(element))
+        except AssertionError as exc:
+            self.guard.check_alive(described, timeout_ms / 1000)
+            if self.within(element.count, f"looking for {described}") == 0:
+                raise ToolFailure(f"No element found matching {described}") from None
+            raise ToolFailure(f"{described}: {first_line(exc)}") from None
+
+
+def _expect(element: Locator) -> LocatorAssertions:
+    """Playwright's ``expect`` (imported on first use, so loading the driver stays cheap)."""
+    from playwright.sync_api import expect
+
+    return expect(element)
