@@ -13,7 +13,8 @@ from typing import Any
 
 from ..core.errors import ToolError
 from ..core.screen import aria
-from ..core.screen.node_selectors import Node, find_all, is_text_field
+from ..core.screen.hierarchy import Node, is_text_field
+from ..core.screen.node_selectors import find_all
 
 _ID_RE = re.compile(r"^[A-Za-z][\w-]*$")
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.screen import aria
-from ..core.screen.node_selectors import Node, is_text_field
+from ..core.screen.hierarchy import Node, is_text_field
 
 
 def web_screen_text(snapshot: str) -> str:

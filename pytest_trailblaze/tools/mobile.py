@@ -11,7 +11,8 @@ import re
 from typing import Any
 
 from ..core.errors import FatalToolError, ToolArgumentError, ToolFailure
-from ..core.screen.node_selectors import Node, describe, matches_pattern
+from ..core.screen.hierarchy import Node, matches_pattern
+from ..core.screen.node_selectors import describe
 from ..core.tooling.context import ToolContext
 from ..core.tooling.tooldef import CaseInsensitiveEnum, ToolResult, tool
 from ..core.trail.nodeselector import NodeSelector

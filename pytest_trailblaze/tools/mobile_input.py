@@ -10,7 +10,8 @@ import random
 import time
 
 from ..core.errors import ToolFailure
-from ..core.screen.node_selectors import Node, describe
+from ..core.screen.hierarchy import Node
+from ..core.screen.node_selectors import describe
 from ..core.tooling.context import ToolContext
 from ..core.tooling.tooldef import CaseInsensitiveEnum
 from ..drivers.appium import MobileDriver

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import FatalToolError, ToolFailure, first_line
-from ..core.screen.node_selectors import java_quotes
+from ..core.screen.hierarchy import java_quotes
 from ..core.tooling.context import ToolContext
 from ..core.tooling.tooldef import CaseInsensitiveEnum, tool
 from ..core.trail.devices import WEB_DRIVER_KEYS
