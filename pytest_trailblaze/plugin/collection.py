@@ -34,6 +34,7 @@ from ..session.trail_items import (
     trail_dir,
     trail_name,
 )
+from ..session.workspaces import load_workspace
 from ..tools import builtin_tools
 from ..workspace import Target, Workspace, WorkspaceLoader, code_roots, find_config_dir, trail_target
 from .device_matrix import mark_device
@@ -296,8 +297,7 @@ def workspace_for(config: pytest.Config, path: Path) -> Workspace | None:
             max_file_bytes=settings.max_file_bytes,
         )
         config.stash[WORKSPACES_KEY] = loader
-    fresh = not loader.is_loaded(config_dir)
-    workspace = loader.load(config_dir)
+    workspace, fresh = load_workspace(loader, config_dir)
     if fresh:
         for problem in workspace.warnings:
             warn_at(problem, str(config_dir))

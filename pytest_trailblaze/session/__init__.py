@@ -2,6 +2,7 @@
 ``trailblaze toolbox`` share.
 
 - ``settings``: what a run was told (the plugin resolves options and ini keys into it);
+- ``workspaces``: workspaces loaded once each, their ``llm:`` models judged by the agent's table;
 - ``registries``: the tools a session scope offers (built-in, workspace, hook-registered, MCP);
 - ``preflight``: the problems of a trail's calls that are known before any device starts;
 - ``trail_walk``, ``trail_items``: the trail files a run finds, and the items each becomes;

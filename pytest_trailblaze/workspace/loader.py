@@ -154,6 +154,9 @@ class _Load(TrailmapSteps):
         ``tools/`` folder or lists tools."""
         wanted = [a for a in self.added if (a[3].parent / "tools").is_dir() or _lists_tools(a[0])]
         if wanted:
+            # Imported here, not at the top: the typescript package reads this package's models (a
+            # loop at module level), and TypeScript discovery with its runtime lookup costs every
+            # process about 11 ms of start-up (python -X importtime) that only such workspaces need.
             from ..typescript.workspace_tools import add_ts_tools
 
             add_ts_tools(self.ws, wanted, self.loader.builtin_names, strict=self.loader.strict)
@@ -170,36 +173,8 @@ class _Load(TrailmapSteps):
         elif node is not None:
             self.ws.config = validate(src, node, WorkspaceConfig, CONFIG_FILE) or WorkspaceConfig()
             self.config_node = (src, node)
-            self.check_model(src, node)
+            self.ws.llm_spans = _llm_spans(src, node, self.ws.config.llm)
         self.keep(src)
-
-    def check_model(self, src: Source, node: Node) -> None:
-        """A ``llm: defaults: model:`` the agent could not use is an error at its line, found before
-        anything starts, whether or not a command-line model overrides it. Whether the provider's
-        client library is installed is checked only when a step needs it, so a replay-only run
-        works without the ``agent`` extra."""
-        llm = self.ws.config.llm
-        models = llm.get("models") if isinstance(llm, dict) else None
-        if models is not None:
-            from ..agent.models import check_overrides  # no provider SDK: a table
-
-            found = check_overrides(models, "llm.models")
-            if found is not None:
-                path = ["llm", "models", found[0]] if found[0] else ["llm", "models"]
-                span = src.span(node_at(node, path)[0])
-                fix = "e.g. `openai/my-model: {vision: true, price: {input: 0.2, output: 1}}`"
-                self.problem(span, found[1], fix)
-        defaults = llm.get("defaults") if isinstance(llm, dict) else None
-        model = defaults.get("model") if isinstance(defaults, dict) else None
-        if not model:
-            return
-        from ..agent.spec import model_problem  # no provider SDK: a table and a split
-
-        problem = model_problem(str(model))
-        if problem is not None:
-            what, why, fix = problem
-            span = src.span(node_at(node, ["llm", "defaults", "model"])[0])
-            self.problem(span, f"llm.defaults.model: {what}", fix, why)
 
 
 def load_file(path: Path, kind: str) -> tuple[Any, list[Problem]]:
@@ -213,6 +188,19 @@ def load_file(path: Path, kind: str) -> tuple[Any, list[Problem]]:
         return read_tool_definition(src, node, path, None), src.problems
     model = {"trailmap": TrailmapManifest, "toolset": ToolsetConfig, "target": LegacyTarget}[kind]
     return validate(src, node, model, path.name), src.problems
+
+
+def _llm_spans(src: Source, node: Node, llm: Any) -> dict[tuple[str, ...], SourceSpan]:
+    """Where ``llm: models:`` (each model under it too) and ``llm: defaults: model:`` are written.
+
+    The loader does not judge them: what a model name or a model's facts may be is the agent's
+    table, and the session, which knows both, reports a bad one at these lines.
+    """
+    paths = [("llm", "models"), ("llm", "defaults", "model")]
+    models = llm.get("models") if isinstance(llm, dict) else None
+    if isinstance(models, dict):
+        paths += [("llm", "models", str(key)) for key in models]
+    return {path: src.span(node_at(node, list(path))[0]) for path in paths}
 
 
 def _lists_tools(manifest: TrailmapManifest) -> bool:

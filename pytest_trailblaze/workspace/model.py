@@ -87,6 +87,9 @@ class Workspace:
     tool_defs: dict[str, ToolDef] = field(default_factory=dict)
     defaults: dict[str, PlatformConfig] = field(default_factory=lambda: dict(FRAMEWORK_DEFAULTS))
     problems: list[Problem] = field(default_factory=list)
+    #: Where ``llm.models`` (and each model under it) and ``llm.defaults.model`` are written in
+    #: ``trailblaze.yaml``, keyed by their path: the session judges them and reports here.
+    llm_spans: dict[tuple[str, ...], SourceSpan] = field(default_factory=dict)
     #: Tools built from ``tool_defs`` (compositions, Python callables, unavailable placeholders)
     #: and the trailmaps' TypeScript tools.
     tools: list[Tool] = field(default_factory=list)
