@@ -1,4 +1,8 @@
-"""What a loaded workspace holds: targets, toolsets, tool definitions, and the problems found."""
+"""What a loaded workspace holds: targets, toolsets, tool definitions, and the problems found.
+
+The same idea as ``core.trail.model`` one layer up: that module models a trail file, this one the
+files of a workspace.
+"""
 
 from __future__ import annotations
 
