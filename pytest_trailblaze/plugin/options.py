@@ -15,8 +15,7 @@ from ..drivers.appium import AppiumSettings
 from ..drivers.appium_server import APPIUM_LOG_LEVELS
 from ..drivers.playwright import BrowserOptions
 from ..mcp.server import DEFAULT_CALL_S, handshake_timeout_default
-from ..session.settings import Settings
-from .option_values import (
+from ..session.option_values import (
     args_file,
     driver_name,
     existing_dir,
@@ -28,6 +27,7 @@ from .option_values import (
     size_value,
     viewport_size,
 )
+from ..session.settings import Settings
 
 SETTINGS_KEY = pytest.StashKey["Settings"]()
 BROWSERS = ("chromium", "firefox", "webkit")
