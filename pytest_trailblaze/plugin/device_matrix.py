@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from ..core.trail.lineage import resolution_chain, resolve
-from ..core.trail.model import ANY_DEVICE, Trail
+from ..core.trail.model import Trail
 from ..drivers.profiles import DeviceProfile
+from ..session.trail_items import device_skip_reason
 from .options import SETTINGS_KEY, Settings
 
 #: The run's lease folder: made by xdist's controller (or the only process), handed to workers.
@@ -35,9 +35,9 @@ def mark_device(item: Any, trail: Trail, settings: Settings) -> None:
         return
     if profile.name != item.platform:
         item.add_marker(getattr(pytest.mark, profile.name))
-    hit = resolve(trail.config.skip, resolution_chain(profile.segments))
-    if hit and hit[0] not in (item.platform, ANY_DEVICE) and hit[1].strip():
-        item.add_marker(pytest.mark.skip(reason=f"config.skip for {hit[0]}: {hit[1].strip()}"))
+    reason = device_skip_reason(trail, profile.segments, item.platform)
+    if reason:
+        item.add_marker(pytest.mark.skip(reason=reason))
 
 
 def pytest_configure(config: pytest.Config) -> None:

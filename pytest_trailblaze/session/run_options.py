@@ -8,7 +8,7 @@ error before anything runs.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -162,3 +162,15 @@ def _choice(name: str, value: str | None, allowed: tuple[str, ...]) -> str:
     if value not in allowed:
         raise ConfigurationError(f"trailblaze_{name} expects one of {', '.join(allowed)}, got {value!r}")
     return value
+
+
+def unknown_args(provided: Iterable[str], declared: set[str]) -> str | None:
+    """What is wrong with ``--trailblaze-arg`` names no collected trail declares, or None."""
+    unknown = sorted(set(provided) - declared)
+    if not unknown:
+        return None
+    known = ", ".join(sorted(declared)) or "none"
+    return (
+        f"unknown trail arg(s) {', '.join(unknown)}: no collected trail declares them in config.args "
+        f"(declared: {known})"
+    )

@@ -14,9 +14,21 @@ from pathlib import Path
 from ..agent.models import check_overrides
 from ..agent.spec import model_problem
 from ..core.errors import Problem
+from ..tools import builtin_tools
 from ..workspace import Workspace, WorkspaceLoader
+from .settings import Settings
 
 _MODELS_FIX = "e.g. `openai/my-model: {vision: true, price: {input: 0.2, output: 1}}`"
+
+
+def workspace_loader(settings: Settings) -> WorkspaceLoader:
+    """The run's workspace loader: the built-in tools known, the run's limits applied."""
+    return WorkspaceLoader(
+        builtin_names=(t.name for t in builtin_tools()),
+        strict=settings.strict,
+        allow_outside_code=settings.allow_outside_code,
+        max_file_bytes=settings.max_file_bytes,
+    )
 
 
 def load_workspace(loader: WorkspaceLoader, config_dir: Path) -> tuple[Workspace, bool]:
