@@ -41,7 +41,7 @@ def trail_properties(
     if runs or judged:
         usage = sum((r.usage for r in runs), Usage())
         calls = sum(r.llm_calls for r in runs)
-        if judged:
+        if judge is not None and judged:
             usage, calls = usage + judge.usage, calls + judge.llm_calls
         model = runs[0].model if runs or judge is None else judge.model
         props += [

@@ -21,7 +21,8 @@ PACKAGE = Path(pytest_trailblaze.__file__).parent
 MAX_LINES = 400
 
 #: The layers, top down: a module may import its own package and any package of a lower layer.
-#: The root package (``pytest_trailblaze/__init__.py``) is the public API of the lowest rooms.
+#: The root package (``pytest_trailblaze/__init__.py``) is the public API of the lowest rooms (the
+#: MCP server reads its version there).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("plugin", "check", "cli"),
     ("schemas",),
@@ -50,8 +51,6 @@ UPWARD_ALLOWED = {
     # The TypeScript tools of a workspace's trailmaps are read when it loads; the typescript
     # package reads workspace models, and its import costs start-up only such workspaces need.
     ("pytest_trailblaze.workspace.loader", "pytest_trailblaze.typescript.workspace_tools"),
-    # The MCP server reports the package's version to its clients.
-    ("pytest_trailblaze.mcp.server", "pytest_trailblaze"),
 }
 
 #: Module names two packages share on purpose: the same idea at two layers (each docstring says so).
