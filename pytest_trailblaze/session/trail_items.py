@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, MutableMapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
@@ -15,6 +16,7 @@ from ..core.trail.legacy import BLAZE, DEFINITION, TrailDir, read_trail_dir
 from ..core.trail.lineage import resolution_chain, resolve
 from ..core.trail.model import ANY_DEVICE, Trail
 from ..core.trail.parse import classifier_from_filename, script_problems
+from ..drivers.profiles import DeviceProfile
 from ..workspace import Target, Workspace, code_roots
 from .settings import Settings
 
@@ -180,3 +182,20 @@ def device_skip_reason(trail: Trail, segments: Sequence[str], platform: str) -> 
     if hit and hit[0] not in (platform, ANY_DEVICE) and hit[1].strip():
         return f"config.skip for {hit[0]}: {hit[1].strip()}"
     return None
+
+
+def pool_groups(profiles: Mapping[str, DeviceProfile]) -> Callable[[str | None], str | None]:
+    """The ``xdist_group`` of the next item of each pooled device: dealt round-robin, one group per
+    device of the pool (``android-1``, ``android-2``...), so each runs on one worker holding one
+    device; None for an item of a device without a pool."""
+    pools = {name: profile for name, profile in profiles.items() if profile.is_pool}
+    dealt: Counter[str] = Counter()
+
+    def group_of(name: str | None) -> str | None:
+        if name not in pools:
+            return None
+        slot = dealt[name] % len(pools[name].devices)
+        dealt[name] += 1
+        return f"{name}-{slot + 1}"
+
+    return group_of
