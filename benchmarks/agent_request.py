@@ -31,7 +31,7 @@ from pytest_trailblaze.agent.prompt import menu, objective_text, reminder, syste
 from pytest_trailblaze.agent.screen import capture_text, mobile_screen_text
 from pytest_trailblaze.agent.wire import Conversation, ToolRequest, ToolSpec, Turn
 from pytest_trailblaze.core.run.runner import Heal, ResolvedStep, plan_trail
-from pytest_trailblaze.core.screen.node_selectors import parse_hierarchy
+from pytest_trailblaze.core.screen.hierarchy import parse_hierarchy
 from pytest_trailblaze.core.tooling.context import DeviceInfo, ToolContext
 from pytest_trailblaze.core.tooling.memory import Memory
 from pytest_trailblaze.core.tooling.registry import ToolRegistry

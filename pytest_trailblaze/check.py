@@ -39,6 +39,7 @@ from .mcp.server import handshake_timeout_default
 from .mcp.toolsets import McpToolsets
 from .session.registries import discovery_device, discovery_registry
 from .session.trail_walk import trail_files, workspaces_under
+from .session.workspaces import load_workspace
 from .tools import builtin_tools
 from .typescript.checks import TsCheckOptions, check_typescript
 from .workspace import Target, Workspace, WorkspaceLoader, code_roots, find_config_dir, trail_target
@@ -114,8 +115,7 @@ class Checker:
         return self.report
 
     def workspace(self, config_dir: Path) -> Workspace:
-        fresh = not self.loader.is_loaded(config_dir)
-        ws = self.loader.load(config_dir)
+        ws, fresh = load_workspace(self.loader, config_dir)
         if fresh:
             self.report.workspaces += 1
             self.report.problems.extend(ws.problems)

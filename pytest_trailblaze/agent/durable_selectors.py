@@ -12,7 +12,8 @@ from __future__ import annotations
 from ..core.jsondata import JsonObject
 from ..core.run.driver import SelectorProbe
 from ..core.screen.aria import literal_pattern
-from ..core.screen.node_selectors import Node, find_all, is_text_field
+from ..core.screen.hierarchy import Node, is_text_field
+from ..core.screen.node_selectors import find_all
 
 __all__ = ["literal_pattern", "mobile_node_selector", "web_node_selector"]
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from ..core.errors import UnsupportedToolError
 from ..core.run.driver import Hierarchy, MobileScreen, Screenshots, VisionImages, WebNavigation
 from ..core.screen import aria
-from ..core.screen.node_selectors import Node, is_text_field
+from ..core.screen.hierarchy import Node, is_text_field
 from ..core.tooling.context import ToolContext
 
 

@@ -27,7 +27,7 @@ from ..core.errors import DriverError, ToolFailure, first_line
 from ..core.jsondata import JsonValue, SelectorSpec
 from ..core.masking import Masker
 from ..core.screen import node_selectors
-from ..core.screen.node_selectors import Node, is_text_field
+from ..core.screen.hierarchy import Node, is_text_field, parse_hierarchy
 from ..core.tooling.context import DeviceInfo
 from .appium_commands import DeviceCommands
 from .appium_recording import ScreenRecording
@@ -261,7 +261,7 @@ class MobileDriver(DeviceCommands, ScreenRecording):
     def nodes(self, source: str | None = None) -> list[Node]:
         """The parsed hierarchy of ``source``, or of a fresh page source when none is given."""
         try:
-            return node_selectors.parse_hierarchy(self.hierarchy() if source is None else source)
+            return parse_hierarchy(self.hierarchy() if source is None else source)
         except ValueError as exc:
             raise ToolFailure(str(exc)) from None
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar, cast
 
 from ..core.errors import ToolFailure
 from ..core.jsondata import JsonObject, JsonValue
-from ..core.screen.node_selectors import java_quotes
+from ..core.screen.hierarchy import java_quotes
 from ..core.tooling.context import DeviceInfo
 from .browser import BrowserHost, BrowserOptions, prepare_context
 from .durable_web import DurableSelectors

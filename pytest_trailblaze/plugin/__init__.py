@@ -51,14 +51,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "trailblaze(target, trail_id, driver, platform, tags): facts about a trail item"
     )
-    plugins = {"collection": collection, "fixtures": fixtures, "reporting": reporting, "signals": signals}
-    plugins["agent"] = agent
-    plugins["evidence"] = evidence
-    plugins["recordings"] = trace_video
-    plugins["devices"] = device_matrix
-    plugins["links"] = links
-    plugins["playwright-compat"] = playwright_compat
-    plugins["heap"] = heap
+    plugins = {"collection": collection, "fixtures": fixtures, "reporting": reporting, "signals": signals,
+               "agent": agent, "evidence": evidence, "recordings": trace_video, "devices": device_matrix,
+               "links": links, "playwright-compat": playwright_compat, "heap": heap}  # fmt: skip
     for name, module in plugins.items():
         if not config.pluginmanager.is_registered(module):
             config.pluginmanager.register(module, f"trailblaze-{name}")

@@ -7,7 +7,6 @@ Everything here is pure parsing; no browser, device or subprocess is started.
 
 from __future__ import annotations
 
-import os
 import warnings
 from fnmatch import fnmatch
 from pathlib import Path
@@ -15,27 +14,29 @@ from typing import Any
 
 import pytest
 
-from ..core.docs import docs_page
-from ..core.errors import ConfigurationError, Problem, StepFailure, TrailblazeError, TrailLoadError
+from ..core.errors import Problem, StepFailure, TrailblazeError, TrailLoadError
 from ..core.masking import visible
-from ..core.tooling.memory import bind_args
 from ..core.tooling.staticcheck import path_problem
 from ..core.trail.devices import NATIVE_DRIVERS
 from ..core.trail.legacy import BLAZE, DEFINITION
 from ..core.trail.model import Trail
-from ..core.trail.parse import load_trail, script_problems
+from ..core.trail.parse import load_trail
 from ..session.preflight import Preflight, drivable
+from ..session.read_ahead import shown_from, uncollectable_trails
 from ..session.trail_items import (
     ItemFacts,
     Layouts,
+    bind_trail_args,
+    code_problems,
     driver_pin,
+    is_trail_name,
     item_pairs,
     skip_reason,
     trail_dir,
     trail_name,
 )
-from ..tools import builtin_tools
-from ..workspace import Target, Workspace, WorkspaceLoader, code_roots, find_config_dir, trail_target
+from ..session.workspaces import load_workspace, workspace_loader
+from ..workspace import Target, Workspace, WorkspaceLoader, find_config_dir, trail_target
 from .device_matrix import mark_device
 from .failures import failing_line, failure_repr, step_assertion
 from .item_runs import skips_as_pytest
@@ -48,14 +49,6 @@ PIN_NOTES_KEY = pytest.StashKey[dict[str, set[str]]]()
 CATALOG_KEY = pytest.StashKey["ToolCatalog"]()
 LAYOUTS_KEY = pytest.StashKey[Layouts]()
 PREFLIGHT_KEY = pytest.StashKey[Preflight]()
-_APPIUM_HINT = f"(pass --trailblaze-appium-url, see {docs_page('guides/mobile/')})"
-NO_DRIVER = {
-    "android": "no android driver configured: android recordings replay through Appium "
-    f"{_APPIUM_HINT} or a pytest_trailblaze_make_driver hook",
-    "ios": "no ios driver configured: ios recordings replay through Appium "
-    f"{_APPIUM_HINT} or a pytest_trailblaze_make_driver hook",
-    "desktop": "no desktop driver: Compose desktop trails need a pytest_trailblaze_make_driver hook",
-}
 
 
 def run_trail_item(trailblaze_run: Any) -> None:
@@ -70,14 +63,10 @@ def run_trail_item(trailblaze_run: Any) -> None:
         raise step_assertion(exc, trailblaze_run.runner.failed, trailblaze_run.masker) from exc
 
 
-def is_trail_name(name: str, settings: Settings) -> bool:
-    return name != "trailblaze.yaml" and any(fnmatch(name, pattern) for pattern in settings.patterns)
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     """A folder named like a trail file is an error, not a folder to walk (see ``path_problem``)."""
-    if is_trail_name(path.name, parent.config.stash[SETTINGS_KEY]):
+    if is_trail_name(path.name, parent.config.stash[SETTINGS_KEY].patterns):
         return TrailPathError.from_parent(parent, path=path)
     return None
 
@@ -93,28 +82,12 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Any:
 
 
 def broken_trail_links(directory: pytest.Directory) -> list[pytest.Collector]:
-    settings = directory.config.stash[SETTINGS_KEY]
     found: list[pytest.Collector] = []
-    try:
-        entries = list(os.scandir(directory.path))
-    except OSError:  # a folder that vanished meanwhile: pytest's own walk says what it saw
-        return found
-    for entry in entries:
-        if not is_trail_name(entry.name, settings) or _collectable(entry):
-            continue
-        path = Path(entry.path)
+    for path in uncollectable_trails(directory.path, directory.config.stash[SETTINGS_KEY].patterns):
         ignored = directory.ihook.pytest_ignore_collect(collection_path=path, config=directory.config)
         if not ignored:
             found.append(TrailPathError.from_parent(directory, path=path))
     return sorted(found, key=lambda node: node.path.name)
-
-
-def _collectable(entry: os.DirEntry[str]) -> bool:
-    """A regular file or a folder (links followed): pytest's walk takes those itself."""
-    try:
-        return entry.is_file() or entry.is_dir()
-    except OSError:  # a link that loops
-        return False
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -126,13 +99,10 @@ def pytest_collection(session: pytest.Session) -> None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    name = file_path.name
-    if name == "trailblaze.yaml":
-        return None
     settings = parent.config.stash[SETTINGS_KEY]
-    if any(fnmatch(name, pattern) for pattern in settings.patterns):
+    if is_trail_name(file_path.name, settings.patterns):  # never trailblaze.yaml
         return TrailFile.from_parent(parent, path=file_path)
-    legacy = name == BLAZE and is_trail_name(DEFINITION, settings)
+    legacy = file_path.name == BLAZE and is_trail_name(DEFINITION, settings.patterns)
     if legacy and trail_dir(layouts(parent.config), file_path.parent).definition == file_path:
         return TrailFile.from_parent(parent, path=file_path)  # a v1 definition (see core.trail.legacy)
     return None
@@ -174,19 +144,14 @@ class TrailFile(pytest.File):
         platforms = tuple(dict.fromkeys(platform for platform, _ in pairs))
         problems = [unknown_target] if unknown_target else []
         problems += preflight(self.config).problems(trail, workspace, target, platforms)
-        config_dir = workspace.config_dir if workspace else None
-        code = code_roots(self.config.rootpath, config_dir, settings.allow_outside_code)
-        problems += script_problems(trail, self.path.parent, code)
+        problems += code_problems(trail, self.path, workspace, self.config.rootpath, settings)
         for advice in [p for p in problems if p.severity != "error"]:  # an exempt target's findings
             warn_at(advice, str(self.path))
         problems = [p for p in problems if p.severity == "error"]
         if problems:
             raise TrailLoadError(problems)
         self.config.stash.setdefault(DECLARED_ARGS_KEY, set()).update(trail.config.args)
-        try:
-            bind_args(trail.config.args, settings.args_for(trail.config.args))
-        except ConfigurationError as exc:
-            raise ConfigurationError(f"{trail.path}: the trail's args cannot be bound:\n{exc}") from None
+        bind_trail_args(trail, settings)
         base = visible(masker_of(self.config).name(trail_name(trail, self.path, self.config.rootpath)))
         items = []
         for platform, device in pairs:
@@ -289,15 +254,8 @@ def workspace_for(config: pytest.Config, path: Path) -> Workspace | None:
         return None
     loader = config.stash.get(WORKSPACES_KEY, None)
     if loader is None:
-        loader = WorkspaceLoader(
-            builtin_names=(t.name for t in builtin_tools()),
-            strict=settings.strict,
-            allow_outside_code=settings.allow_outside_code,
-            max_file_bytes=settings.max_file_bytes,
-        )
-        config.stash[WORKSPACES_KEY] = loader
-    fresh = not loader.is_loaded(config_dir)
-    workspace = loader.load(config_dir)
+        loader = config.stash[WORKSPACES_KEY] = workspace_loader(settings)
+    workspace, fresh = load_workspace(loader, config_dir)
     if fresh:
         for problem in workspace.warnings:
             warn_at(problem, str(config_dir))
@@ -308,10 +266,7 @@ def workspace_for(config: pytest.Config, path: Path) -> Workspace | None:
 
 def display_path(path: Path, config: pytest.Config) -> str:
     """The path as the user typed it: relative to where pytest was started when possible."""
-    try:
-        return str(path.relative_to(config.invocation_params.dir))
-    except ValueError:
-        return str(path)
+    return shown_from(path, config.invocation_params.dir)
 
 
 def mark_item(item: TrailItem, trail: Trail, platform: str, settings: Settings) -> None:

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ..core.trail.lineage import resolution_chain, resolve
-from ..core.trail.model import ANY_DEVICE, Trail
+from ..core.trail.model import Trail
 from ..drivers.profiles import DeviceProfile
+from ..session.trail_items import device_skip_reason, pool_groups
 from .options import SETTINGS_KEY, Settings
 
 #: The run's lease folder: made by xdist's controller (or the only process), handed to workers.
@@ -35,9 +34,9 @@ def mark_device(item: Any, trail: Trail, settings: Settings) -> None:
         return
     if profile.name != item.platform:
         item.add_marker(getattr(pytest.mark, profile.name))
-    hit = resolve(trail.config.skip, resolution_chain(profile.segments))
-    if hit and hit[0] not in (item.platform, ANY_DEVICE) and hit[1].strip():
-        item.add_marker(pytest.mark.skip(reason=f"config.skip for {hit[0]}: {hit[1].strip()}"))
+    reason = device_skip_reason(trail, profile.segments, item.platform)
+    if reason:
+        item.add_marker(pytest.mark.skip(reason=reason))
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -71,15 +70,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Under ``--dist loadgroup``, one ``xdist_group`` per pool device, items dealt round-robin."""
     if not config.getoption("loadgroup", False):  # set by xdist on its workers for --dist loadgroup
         return
-    pools = {n: p for n, p in config.stash[SETTINGS_KEY].appium.profiles.items() if p.is_pool}
-    dealt: Counter[str] = Counter()
+    group_of = pool_groups(config.stash[SETTINGS_KEY].appium.profiles)
     for item in items:
-        name = getattr(item, "device", None)
-        if name not in pools or item.get_closest_marker("xdist_group") is not None:
-            continue
-        slot = dealt[name] % len(pools[name].devices)
-        dealt[name] += 1
-        item.add_marker(pytest.mark.xdist_group(f"{name}-{slot + 1}"))
+        free = item.get_closest_marker("xdist_group") is None
+        if free and (group := group_of(getattr(item, "device", None))):
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 def appium_driver(request: pytest.FixtureRequest, item: Any) -> Any | None:

@@ -14,20 +14,18 @@ Per item (on the process that runs it, an xdist worker included):
 
 from __future__ import annotations
 
-import base64
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ..core.run.driver import Screenshots
 from ..core.run.runner import ResolvedStep
 from ..core.tooling.context import ToolContext
 from ..evidence.progress import short, step_table
-from ..evidence.records import StepRecord, StepRecorder
+from ..evidence.records import StepRecorder
 from ..session.artifacts import artifacts_dir
-from ..session.run_evidence import ItemEvidence, build_record
+from ..session.run_evidence import ItemEvidence, build_record, html_extras, step_screenshot
 from ..session.settings import Settings
 from .collection import TrailItem
 from .evidence_options import evidence_of
@@ -87,25 +85,11 @@ def _finished(item: TrailItem, step: ResolvedStep, ctx: ToolContext, error: Base
     evidence = item_evidence(item)
     record = evidence.recorder.finished(step, ctx.tool_log, error)
     if error is None and evidence_of(item.config).step_screenshots:
-        _step_screenshot(evidence, record, ctx)
+        step_screenshot(evidence, record, ctx.driver)
     progress_of(item.config).finished(record)
     name = "trailhead" if record.kind == "trailhead" else f"step_{record.number}"
     value = f"{record.outcome} {record.duration_s:.3f} s · {short(record.text)}"
     evidence.step_property(item.user_properties, name, value)
-
-
-def _step_screenshot(evidence: ItemEvidence, record: StepRecord, ctx: ToolContext) -> None:
-    """A picture after the step; a driver that cannot take one leaves a note, not a failure."""
-    if not isinstance(ctx.driver, Screenshots):
-        return
-    shoot = ctx.driver.screenshot
-    name = "trailhead.png" if record.kind == "trailhead" else f"step-{record.number:02d}.png"
-    try:
-        shoot(evidence.folder / "steps" / name)
-    except Exception as exc:  # evidence must never fail the trail it documents
-        evidence.notes.append(f"no screenshot after {record.label}: {type(exc).__name__}: {short(str(exc))}")
-        return
-    record.screenshot = f"steps/{name}"
 
 
 # -- reports ------------------------------------------------------------------------------------
@@ -129,7 +113,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if shows_steps and any(s.outcome != "not run" for s in evidence.recorder.steps):
         item.add_report_section(call.when, SECTION, step_table(evidence.recorder.steps))
     report = yield
-    _note_phase(evidence, call, report)
+    outcome = "xfailed" if hasattr(report, "wasxfail") else report.outcome
+    failure = report.longreprtext if report.failed else None
+    evidence.note_phase(call.when, call.start, call.duration, outcome, failure)
     if shows_steps:
         _html_extras(item, evidence, report)
     if call.when == "teardown":
@@ -139,33 +125,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return report
 
 
-def _note_phase(evidence: ItemEvidence, call: pytest.CallInfo[None], report: pytest.TestReport) -> None:
-    if evidence.started_at is None:
-        evidence.started_at = call.start
-    evidence.duration_s += call.duration
-    evidence.phases[call.when] = "xfailed" if hasattr(report, "wasxfail") else report.outcome
-    if report.failed and evidence.failure is None:
-        evidence.failure = report.longreprtext
-
-
 def _html_extras(item: TrailItem, evidence: ItemEvidence, report: pytest.TestReport) -> None:
     """The step table and the screenshots as pytest-html extras, when pytest-html writes a report."""
     if not item.config.pluginmanager.has_plugin("html") or not item.config.getoption("htmlpath", None):
         return
-    from html import escape
-
-    masker = masker_of(item.config)
-    table = masker.text(step_table(evidence.recorder.steps))
-    extras = list(getattr(report, "extras", []))
-    extras.append({"name": SECTION, "format_type": "html", "content": f"<pre>{escape(table)}</pre>",
-                   "mime_type": None, "extension": None})  # fmt: skip
-    shots = [("failure", evidence.folder / "failure.png")]
-    shots += [(s.label, evidence.folder / s.screenshot) for s in evidence.recorder.steps if s.screenshot]
-    for label, path in shots:
-        if path.is_file():
-            content = base64.b64encode(path.read_bytes()).decode("ascii")
-            extras.append({"name": label, "format_type": "image", "content": content,
-                           "mime_type": "image/png", "extension": "png"})  # fmt: skip
-    report.extras = extras
+    extras = html_extras(evidence, masker_of(item.config), SECTION)
+    report.extras = [*getattr(report, "extras", []), *extras]
 
 

@@ -9,26 +9,25 @@ runs the trailhead (``trailblaze_run``).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from ..core.errors import DriverError
 from ..core.tooling.context import DeviceInfo
 from ..core.tooling.memory import Memory
 from ..core.tooling.registry import ToolRegistry
-from ..core.trail.devices import driver_type
 from ..drivers.appium import AppiumHost
 from ..drivers.browser import BrowserHost, BrowserOptions
 from ..drivers.playwright import WebDriver
 from ..mcp.toolsets import McpToolsets
+from ..session.driver_choice import handed_context, reported_device
 from ..session.memory_seed import seed_memory
 from ..session.registries import SessionRegistries, ToolCatalog
+from ..session.trail_items import NO_DRIVER
 from ..session.trailrun import TrailRun
 from ..workspace import Workspace
 from . import playwright_compat, trace_video
-from .collection import CATALOG_KEY, NO_DRIVER, TrailItem, warn_at
+from .collection import CATALOG_KEY, TrailItem, warn_at
 from .device_matrix import LEASES_KEY, appium_driver
 from .evidence import item_artifacts
 from .item_runs import ItemHooks, run_setup, skips_as_pytest
@@ -210,13 +209,7 @@ def _handed_driver(request: pytest.FixtureRequest, options: BrowserOptions) -> W
     context = request.getfixturevalue("trailblaze_browser_context")
     if context is None:
         return None
-    if not (hasattr(context, "new_page") and hasattr(context, "pages")):
-        raise DriverError(
-            f"trailblaze_browser_context returned {type(context).__name__}, not a Playwright "
-            f"BrowserContext\n  fix: return a sync-API BrowserContext (e.g. pytest-playwright's "
-            f"`context` fixture), or None for the trails' own browser"
-        )
-    return WebDriver.handed(context, options)
+    return WebDriver.handed(handed_context(context), options)
 
 
 @pytest.fixture
@@ -230,19 +223,6 @@ def trailblaze_device_info(trailblaze_driver: Any, trailblaze_settings: Settings
     """The measured device (size, density, classifier) of this trail's driver, reporting the
     ``--trailblaze-driver`` when that names a driver of its platform."""
     return reported_device(trailblaze_driver.device_info(), trailblaze_settings.driver_override)
-
-
-def reported_device(device: DeviceInfo, override: str | None) -> DeviceInfo:
-    """The device as the session reports it: the driver ``--trailblaze-driver`` names for its platform.
-
-    The plugin still drives the device with its own driver (Playwright, Appium); the reported
-    driver is what tools, toolsets and MCP servers filtered by driver, the MCP environment and
-    context, and the reports see, so trails and tools written for that upstream driver apply.
-    """
-    kind = driver_type(override) if override else None
-    if kind is None or kind.platform != device.platform or kind.yaml_key == device.driver_key:
-        return device
-    return replace(device, driver_key=kind.yaml_key)
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ trail files collection reads (``core.system.files.read_source``).
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import warnings
 from pathlib import Path
@@ -19,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from ..core.system.files import inside
+from ..session.read_ahead import shown_from, walked
 from .collection import TrailblazeWarning
 from .tags import trail_roots
 
@@ -33,11 +33,12 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
         return None
     if not linked_folder or inside(collection_path, trail_roots(config)):
         return None
-    if not _walked(collection_path, config):
+    norecurse, base = config.getini("norecursedirs"), config.invocation_params.dir
+    if not walked(collection_path, norecurse, base, config.args):
         return None
     warnings.warn_explicit(
         TrailblazeWarning(
-            f"{_shown(collection_path, config)} is a link to {os.path.realpath(collection_path)}, "
+            f"{shown_from(collection_path, base)} is a link to {os.path.realpath(collection_path)}, "
             "outside the project: it is not collected (collection never follows a link out of the "
             "rootdir and the paths given; pass the folder itself to collect it)"
         ),
@@ -46,21 +47,3 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
         0,
     )
     return True
-
-
-def _walked(path: Path, config: pytest.Config) -> bool:
-    """Whether pytest would walk into ``path``: its name is not one of ``norecursedirs`` and it
-    lies under a path the run was given (pytest also asks about the entries beside them)."""
-    if any(fnmatch.fnmatch(path.name, pattern) for pattern in config.getini("norecursedirs")):
-        return False
-    here = Path(os.path.normpath(path))  # the link itself, not where it leads
-    base = config.invocation_params.dir
-    given = [Path(os.path.normpath(Path(base, arg.split("::", 1)[0]))) for arg in config.args]
-    return any(here == folder or folder in here.parents for folder in given)
-
-
-def _shown(path: Path, config: pytest.Config) -> str:
-    try:
-        return str(path.relative_to(config.invocation_params.dir))
-    except ValueError:
-        return str(path)

@@ -27,18 +27,17 @@ tear it down (and the browser built on it) between page tests and trails.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import replace
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from ..drivers.browser import BrowserOptions
 from ..drivers.loopstate import ForeignLoop
+from ..session.driver_choice import merged
 
 #: pytest-playwright's plugin name (its ``pytest11`` entry point).
 PLUGIN = "playwright"
-DEFAULT_BROWSER = BrowserOptions().browser
 #: pytest-playwright's evidence options, by the name of the trailblaze setting they default.
 EVIDENCE_OPTIONS = ("tracing", "video", "screenshot")
 #: pytest-playwright's option that its ``browser_context_args`` turns into context arguments
@@ -61,23 +60,6 @@ def browser_options(request: pytest.FixtureRequest, options: BrowserOptions) -> 
     browsers = config.getoption("browser", default=None) or []
     launch_args = request.getfixturevalue("browser_type_launch_args")
     return merged(options, browsers[0] if browsers else None, launch_args or {})
-
-
-def merged(options: BrowserOptions, browser: str | None, launch_args: Mapping[str, Any]) -> BrowserOptions:
-    """Our options over pytest-playwright's launch arguments (see the module docstring)."""
-    rest = dict(launch_args)
-    their_args = tuple(str(arg) for arg in rest.pop("args", None) or ())
-    headless = rest.pop("headless", None)
-    executable = rest.pop("executable_path", None)
-    chosen = options.browser if options.browser != DEFAULT_BROWSER else (browser or options.browser)
-    return replace(
-        options,
-        browser=chosen,
-        headed=options.headed or headless is False,
-        executable_path=options.executable_path or (str(executable) if executable else None),
-        launch_args=(*their_args, *options.launch_args),
-        extra_launch={**rest, **dict(options.extra_launch)},
-    )
 
 
 def evidence_defaults(config: pytest.Config) -> dict[str, str]:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from ..core.errors import TrailblazeError
+from ..session.run_options import unknown_args
 from .collection import DECLARED_ARGS_KEY, PIN_NOTES_KEY, TrailFile, TrailItem
 from .failures import report_location
 from .options import SETTINGS_KEY
@@ -60,15 +61,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config) -> None:
     """A ``--trailblaze-arg`` that no collected trail declares is a usage error, before anything runs."""
-    provided = config.stash[SETTINGS_KEY].args
-    declared = config.stash.get(DECLARED_ARGS_KEY, set())
-    unknown = sorted(set(provided) - declared)
-    if unknown:
-        known = ", ".join(sorted(declared)) or "none"
-        raise pytest.UsageError(
-            f"unknown trail arg(s) {', '.join(unknown)}: no collected trail declares them in config.args "
-            f"(declared: {known})"
-        )
+    problem = unknown_args(config.stash[SETTINGS_KEY].args, config.stash.get(DECLARED_ARGS_KEY, set()))
+    if problem:
+        raise pytest.UsageError(problem)
 
 
 def pytest_report_collectionfinish(config: pytest.Config) -> list[str]:

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import zipfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from html import escape
 from pathlib import Path
 from typing import Any
 
 from ..core.masking import MASK, Masker
-from ..evidence.records import StepRecorder
+from ..core.run.driver import Screenshots
+from ..evidence.progress import short, step_table
+from ..evidence.records import StepRecord, StepRecorder
 from ..evidence.summary import RECORD_FORMAT, RECORD_NAME, RECORD_SHAPE, list_artifacts, write_json
 from .artifacts import display_path
 from .settings import EvidenceSettings
@@ -32,6 +36,15 @@ class ItemEvidence:
     #: written here (see ``step_property``).
     places: dict[str, int] = field(default_factory=dict)
     written_length: int = -1
+
+    def note_phase(self, when: str, start: float, duration: float, outcome: str, failure: str | None) -> None:
+        """A phase (setup, call, teardown) of the item ended: its outcome, time and first failure."""
+        if self.started_at is None:
+            self.started_at = start
+        self.duration_s += duration
+        self.phases[when] = outcome
+        if failure is not None and self.failure is None:
+            self.failure = failure
 
     def step_property(self, properties: list[tuple[str, Any]], name: str, value: str) -> None:
         """Set the property ``name`` of ``properties`` in place: one step's update costs a lookup,
@@ -143,3 +156,34 @@ def pixel_warning(settings: EvidenceSettings, masker: Masker) -> str | None:
         "into password fields, or keep --trailblaze-screenshot, --trailblaze-tracing and "
         "--trailblaze-video off for such trails"
     )
+
+
+def step_screenshot(evidence: ItemEvidence, record: StepRecord, driver: object) -> None:
+    """A picture after the step; a driver that cannot take one leaves a note, not a failure."""
+    if not isinstance(driver, Screenshots):
+        return
+    shoot = driver.screenshot
+    name = "trailhead.png" if record.kind == "trailhead" else f"step-{record.number:02d}.png"
+    try:
+        shoot(evidence.folder / "steps" / name)
+    except Exception as exc:  # evidence must never fail the trail it documents
+        evidence.notes.append(f"no screenshot after {record.label}: {type(exc).__name__}: {short(str(exc))}")
+        return
+    record.screenshot = f"steps/{name}"
+
+
+def html_extras(evidence: ItemEvidence, masker: Masker, section: str) -> list[dict[str, Any]]:
+    """The step table (titled ``section``) and the trail's screenshots, as pytest-html extras."""
+    table = masker.text(step_table(evidence.recorder.steps))
+    extras: list[dict[str, Any]] = [
+        {"name": section, "format_type": "html", "content": f"<pre>{escape(table)}</pre>",
+         "mime_type": None, "extension": None}
+    ]  # fmt: skip
+    shots = [("failure", evidence.folder / "failure.png")]
+    shots += [(s.label, evidence.folder / s.screenshot) for s in evidence.recorder.steps if s.screenshot]
+    for label, path in shots:
+        if path.is_file():
+            content = base64.b64encode(path.read_bytes()).decode("ascii")
+            extras.append({"name": label, "format_type": "image", "content": content,
+                           "mime_type": "image/png", "extension": "png"})  # fmt: skip
+    return extras

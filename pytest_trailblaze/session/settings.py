@@ -1,4 +1,5 @@
-"""What a run was told, resolved once (the plugin reads options and ini keys into these)."""
+"""What a run was told, resolved once (``run_options`` and ``agent_options`` read options and ini
+keys into these)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from ..drivers.browser import BrowserOptions
 class Settings:
     """Everything the plugin was told; nothing else reads pytest options.
 
-    Built only by ``resolve_settings``: the defaults live with the options and ini keys.
+    Built only by ``run_options.read_settings``: the defaults live with the options and ini keys
+    (``option_table``).
     """
 
     patterns: tuple[str, ...]

@@ -2,17 +2,33 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, MutableMapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatch
 from pathlib import Path
 
+from ..core.docs import docs_page
+from ..core.errors import ConfigurationError, Problem
+from ..core.tooling.memory import bind_args
 from ..core.trail.devices import PLATFORMS, driver_type, platform_of
 from ..core.trail.legacy import BLAZE, DEFINITION, TrailDir, read_trail_dir
-from ..core.trail.lineage import resolve
-from ..core.trail.model import Trail
-from ..core.trail.parse import classifier_from_filename
-from ..workspace import Target, Workspace
+from ..core.trail.lineage import resolution_chain, resolve
+from ..core.trail.model import ANY_DEVICE, Trail
+from ..core.trail.parse import classifier_from_filename, script_problems
+from ..drivers.profiles import DeviceProfile
+from ..workspace import Target, Workspace, code_roots
 from .settings import Settings
+
+_APPIUM_HINT = f"(pass --trailblaze-appium-url, see {docs_page('guides/mobile/')})"
+#: Why an item of a platform without a driver is skipped.
+NO_DRIVER = {
+    "android": "no android driver configured: android recordings replay through Appium "
+    f"{_APPIUM_HINT} or a pytest_trailblaze_make_driver hook",
+    "ios": "no ios driver configured: ios recordings replay through Appium "
+    f"{_APPIUM_HINT} or a pytest_trailblaze_make_driver hook",
+    "desktop": "no desktop driver: Compose desktop trails need a pytest_trailblaze_make_driver hook",
+}
 
 #: Legacy layouts read so far, by folder: each folder is read once per run.
 Layouts = MutableMapping[Path, TrailDir]
@@ -135,3 +151,51 @@ def skip_reason(trail: Trail, platform: str) -> str | None:
         if hit and hit[1].strip():
             return f"config.skip for {hit[0]}: {hit[1].strip()}"
     return None
+
+
+def is_trail_name(name: str, patterns: Iterable[str]) -> bool:
+    """Whether a file of this name is a trail (``trailblaze.yaml`` never is)."""
+    return name != "trailblaze.yaml" and any(fnmatch(name, pattern) for pattern in patterns)
+
+
+def code_problems(
+    trail: Trail, path: Path, workspace: Workspace | None, root: Path, settings: Settings
+) -> list[Problem]:
+    """The trail's ``script`` calls whose Python file lies outside where code may lie: the project
+    ``root`` and the workspace's root (unless the run allows outside code)."""
+    config_dir = workspace.config_dir if workspace else None
+    return script_problems(trail, path.parent, code_roots(root, config_dir, settings.allow_outside_code))
+
+
+def bind_trail_args(trail: Trail, settings: Settings) -> None:
+    """The run's ``--trailblaze-arg`` values the trail declares must bind to its ``config.args``."""
+    try:
+        bind_args(trail.config.args, settings.args_for(trail.config.args))
+    except ConfigurationError as exc:
+        raise ConfigurationError(f"{trail.path}: the trail's args cannot be bound:\n{exc}") from None
+
+
+def device_skip_reason(trail: Trail, segments: Sequence[str], platform: str) -> str | None:
+    """``config.skip`` keyed by a device profile's classifier (``segments``, closest wins); a skip of
+    the whole platform is ``skip_reason``'s."""
+    hit = resolve(trail.config.skip, resolution_chain(segments))
+    if hit and hit[0] not in (platform, ANY_DEVICE) and hit[1].strip():
+        return f"config.skip for {hit[0]}: {hit[1].strip()}"
+    return None
+
+
+def pool_groups(profiles: Mapping[str, DeviceProfile]) -> Callable[[str | None], str | None]:
+    """The ``xdist_group`` of the next item of each pooled device: dealt round-robin, one group per
+    device of the pool (``android-1``, ``android-2``...), so each runs on one worker holding one
+    device; None for an item of a device without a pool."""
+    pools = {name: profile for name, profile in profiles.items() if profile.is_pool}
+    dealt: Counter[str] = Counter()
+
+    def group_of(name: str | None) -> str | None:
+        if name not in pools:
+            return None
+        slot = dealt[name] % len(pools[name].devices)
+        dealt[name] += 1
+        return f"{name}-{slot + 1}"
+
+    return group_of

@@ -15,7 +15,8 @@ from typing import Any, cast
 from ..core.errors import FatalToolError, ToolFailure
 from ..core.jsondata import JsonObject, SelectorSpec
 from ..core.run.driver import MobileSession, implements
-from ..core.screen.node_selectors import Node, describe, matches_pattern
+from ..core.screen.hierarchy import Node, matches_pattern
+from ..core.screen.node_selectors import describe
 from ..core.tooling.context import ToolContext
 from ..core.tooling.tooldef import CaseInsensitiveEnum, PythonTool, ToolResult, tool
 from ..core.trail.nodeselector import NodeSelector

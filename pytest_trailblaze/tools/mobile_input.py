@@ -11,7 +11,8 @@ import time
 
 from ..core.errors import ToolFailure
 from ..core.run.driver import MobileSession
-from ..core.screen.node_selectors import Node, describe
+from ..core.screen.hierarchy import Node
+from ..core.screen.node_selectors import describe
 from ..core.tooling.context import ToolContext
 from ..core.tooling.tooldef import CaseInsensitiveEnum
 from .common import Direction

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..core.errors import ToolArgumentError
 from ..core.run.driver import MobileSession
-from ..core.screen.node_selectors import Node
+from ..core.screen.hierarchy import Node
 from ..core.tooling.context import ToolContext
 from .limits import Index
 from .mobile import absent, mobile, mobile_tool, only, shown_text, text_selector

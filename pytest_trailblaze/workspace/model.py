@@ -1,4 +1,8 @@
-"""What a loaded workspace holds: targets, toolsets, tool definitions, and the problems found."""
+"""What a loaded workspace holds: targets, toolsets, tool definitions, and the problems found.
+
+The same idea as ``core.trail.model`` one layer up: that module models a trail file, this one the
+files of a workspace.
+"""
 
 from __future__ import annotations
 
@@ -87,6 +91,9 @@ class Workspace:
     tool_defs: dict[str, ToolDef] = field(default_factory=dict)
     defaults: dict[str, PlatformConfig] = field(default_factory=lambda: dict(FRAMEWORK_DEFAULTS))
     problems: list[Problem] = field(default_factory=list)
+    #: Where ``llm.models`` (and each model under it) and ``llm.defaults.model`` are written in
+    #: ``trailblaze.yaml``, keyed by their path: the session judges them and reports here.
+    llm_spans: dict[tuple[str, ...], SourceSpan] = field(default_factory=dict)
     #: Tools built from ``tool_defs`` (compositions, Python callables, unavailable placeholders)
     #: and the trailmaps' TypeScript tools.
     tools: list[Tool] = field(default_factory=list)

@@ -16,7 +16,7 @@ import pytest
 from browsers import chromium_executable
 
 from pytest_trailblaze.drivers.browser import BrowserOptions
-from pytest_trailblaze.plugin.playwright_compat import merged
+from pytest_trailblaze.session.driver_choice import merged
 
 PAGES_CONFTEST = """
 import pytest

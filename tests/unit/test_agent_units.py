@@ -23,7 +23,8 @@ from pytest_trailblaze.agent.wire import (
     server_text,
 )
 from pytest_trailblaze.core.errors import ConfigurationError
-from pytest_trailblaze.core.screen.node_selectors import find_all, parse_hierarchy
+from pytest_trailblaze.core.screen.hierarchy import parse_hierarchy
+from pytest_trailblaze.core.screen.node_selectors import find_all
 from pytest_trailblaze.core.tooling.memory import Memory
 
 

@@ -22,7 +22,7 @@ from pytest_trailblaze.cli import main
 from pytest_trailblaze.core.trail.yamlsource import load_value
 from pytest_trailblaze.schemas import KINDS, generate, kind_of, path_of, shipped
 from pytest_trailblaze.workspace import load_file
-from pytest_trailblaze.workspace.loader import read_yaml
+from pytest_trailblaze.workspace.load_steps import read_yaml
 from pytest_trailblaze.workspace.schema import WorkspaceConfig, validate
 
 REPO = Path(__file__).resolve().parents[2]

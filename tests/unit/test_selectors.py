@@ -19,18 +19,15 @@ from xml.etree import ElementTree
 import pytest
 from corpus import corpus_root
 
+from pytest_trailblaze.core.screen.hierarchy import Node, java_quotes, matches_pattern, parse_hierarchy
 from pytest_trailblaze.core.screen.node_selectors import (
     ANDROID_ACCESSIBILITY,
     ANDROID_MAESTRO,
     IOS_AXE,
     IOS_MAESTRO,
-    Node,
     SelectorError,
     describe,
     find_all,
-    java_quotes,
-    matches_pattern,
-    parse_hierarchy,
     reading_order,
 )
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from ..jsondata import JsonObject, JsonValue, SelectorSpec
-from ..screen.node_selectors import Node
+from ..screen.hierarchy import Node
 
 if TYPE_CHECKING:  # the tool context holds a driver; the contract only names what it returns
     from ..tooling.context import DeviceInfo

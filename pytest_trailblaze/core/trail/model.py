@@ -4,6 +4,8 @@ Every node keeps the ``SourceSpan`` it came from so that a failure anywhere (col
 argument validation, replay) can point at ``file:line:col``. Plain frozen dataclasses are
 used instead of pydantic models because collection builds thousands of them and they carry
 no validation of their own: the loader validates while it builds.
+
+``workspace.model`` is the same idea one layer up: the frozen model of a workspace's files.
 """
 
 from __future__ import annotations

@@ -1,28 +1,56 @@
 """Readers of single option values: numbers, pairs, files, sizes, driver names.
 
 Each turns what a user typed (on the command line or in an ini file) into a typed value, or
-raises ``pytest.UsageError`` naming the option and the expected form, so ``options`` only wires
-options to ``Settings``.
+raises ``ConfigurationError`` naming the option and the expected form (the pytest plugin shows
+it as a usage error), so ``run_options`` only wires options to ``Settings``. ``Given`` is where
+the values come from: the command line over the ini file.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
-
+from ..core.errors import ConfigurationError
 from ..core.system.files import DEFAULT_MAX_BYTES, FileRefused, parse_size, read_source
 from ..core.trail.devices import DRIVER_TYPES, driver_type
 from ..core.trail.yamlsource import load_value
 from ..drivers.profiles import DeviceProfile, read_profiles
 
 
-def existing_dir(value: str, option: str, config: pytest.Config) -> Path:
-    path = Path(config.invocation_params.dir, value).resolve()
+@dataclass(frozen=True)
+class Given:
+    """What the user gave for the options of a run: the command line wins over the ini file.
+
+    ``cli(name)`` is the value of ``--trailblaze-<name>`` (by its destination, ``-`` as ``_``;
+    None when not given), ``ini(key)`` the value of ini key ``trailblaze_<key>``. ``base`` is where
+    the run started (paths given on the command line are relative to it), ``root`` the project's
+    root folder.
+    """
+
+    cli: Callable[[str], Any]
+    ini: Callable[[str], Any]
+    base: Path
+    root: Path
+
+    def pick(self, name: str, ini: str | None = None) -> Any:
+        """``--trailblaze-<name>``, else ini ``trailblaze_<ini or name>`` (empty counts as not given)."""
+        cli = self.cli(name)
+        return cli if cli not in (None, "") else self.ini(ini or name)
+
+    def flag(self, name: str) -> bool:
+        """An on/off option: the command line when given (``None`` is not given), else the ini."""
+        cli = self.cli(name)
+        return bool(cli if cli is not None else self.ini(name))
+
+
+def existing_dir(value: str, option: str, base: Path) -> Path:
+    path = Path(base, value).resolve()
     if not path.is_dir():
-        raise pytest.UsageError(f"{option} {value}: no such folder")
+        raise ConfigurationError(f"{option} {value}: no such folder")
     return path
 
 
@@ -31,11 +59,11 @@ def load_profiles(path: Path) -> dict[str, DeviceProfile]:
     try:
         text = read_source(path)
     except FileRefused as exc:
-        raise pytest.UsageError(f"--trailblaze-appium-caps {path}: {exc.what}\n  fix: {exc.fix}") from None
+        raise ConfigurationError(f"--trailblaze-appium-caps {path}: {exc.what}\n  fix: {exc.fix}") from None
     profiles, problems = read_profiles(text, path)
     if problems:
         listed = "\n".join(p.format() for p in problems)
-        raise pytest.UsageError(f"--trailblaze-appium-caps {path}:\n{listed}")
+        raise ConfigurationError(f"--trailblaze-appium-caps {path}:\n{listed}")
     return profiles
 
 
@@ -45,9 +73,9 @@ def seconds_value(text: Any, option: str, default: float) -> float:
     try:
         value = float(str(text).strip())
     except ValueError:
-        raise pytest.UsageError(f"{option} expects a number of seconds, got {text!r}") from None
+        raise ConfigurationError(f"{option} expects a number of seconds, got {text!r}") from None
     if not value > 0 or value == float("inf"):  # NaN fails every comparison
-        raise pytest.UsageError(f"{option} must be a positive number of seconds, got {text!r}")
+        raise ConfigurationError(f"{option} must be a positive number of seconds, got {text!r}")
     return value
 
 
@@ -58,7 +86,7 @@ def size_value(text: Any, option: str) -> int:
     try:
         return parse_size(str(text))
     except ValueError as exc:
-        raise pytest.UsageError(f"{option} {exc}") from None
+        raise ConfigurationError(f"{option} {exc}") from None
 
 
 def key_value_pairs(values: list[str] | None, option: str) -> dict[str, str]:
@@ -66,7 +94,7 @@ def key_value_pairs(values: list[str] | None, option: str) -> dict[str, str]:
     for value in values or []:
         key, sep, rest = value.partition("=")
         if not sep or not key.strip():
-            raise pytest.UsageError(f"{option} expects KEY=VALUE, got {value!r}")
+            raise ConfigurationError(f"{option} expects KEY=VALUE, got {value!r}")
         pairs[key.strip()] = rest
     return pairs
 
@@ -82,7 +110,7 @@ def secret_pairs(values: list[str] | None) -> dict[str, str]:
         elif name in os.environ:
             secrets[name] = os.environ[name]
         else:
-            raise pytest.UsageError(
+            raise ConfigurationError(
                 f"--trailblaze-secret {name}: no environment variable {name} is set; "
                 f"set it, or pass --trailblaze-secret {name}=VALUE"
             )
@@ -99,15 +127,15 @@ def yaml_map(path: Path, option: str) -> dict[str, Any]:
     try:
         text = read_source(path)
     except FileRefused as exc:
-        raise pytest.UsageError(f"{option} {path}: {exc.what}\n  fix: {exc.fix}") from None
+        raise ConfigurationError(f"{option} {path}: {exc.what}\n  fix: {exc.fix}") from None
     data, problems = load_value(text, str(path))
     if problems:
         listed = "\n".join(p.format() for p in problems)
-        raise pytest.UsageError(f"{option} {path}: not valid YAML or JSON:\n{listed}")
+        raise ConfigurationError(f"{option} {path}: not valid YAML or JSON:\n{listed}")
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise pytest.UsageError(f"{option} {path}: expected a map")
+        raise ConfigurationError(f"{option} {path}: expected a map")
     return {str(k): v for k, v in data.items()}
 
 
@@ -115,7 +143,7 @@ def viewport_size(text: str) -> tuple[int, int]:
     width, sep, height = str(text).lower().partition("x")
     if sep and width.strip().isdigit() and height.strip().isdigit() and int(width) > 0 and int(height) > 0:
         return int(width), int(height)
-    raise pytest.UsageError(f"--trailblaze-viewport expects WIDTHxHEIGHT like 1280x800, got {text!r}")
+    raise ConfigurationError(f"--trailblaze-viewport expects WIDTHxHEIGHT like 1280x800, got {text!r}")
 
 
 def milliseconds(text: Any, option: str, default: int = 0) -> int:
@@ -124,9 +152,9 @@ def milliseconds(text: Any, option: str, default: int = 0) -> int:
     try:
         value = int(str(text).strip())
     except ValueError:
-        raise pytest.UsageError(f"{option} expects a whole number of milliseconds, got {text!r}") from None
+        raise ConfigurationError(f"{option} expects a whole number of milliseconds, got {text!r}") from None
     if value < 0:
-        raise pytest.UsageError(f"{option} must not be negative, got {value}")
+        raise ConfigurationError(f"{option} must not be negative, got {value}")
     return value
 
 
@@ -136,5 +164,5 @@ def driver_name(name: str | None) -> str | None:
     found = driver_type(name) or next((d for d in DRIVER_TYPES if d.yaml_key == name.strip().lower()), None)
     if found is None:
         names = ", ".join(d.name for d in DRIVER_TYPES)
-        raise pytest.UsageError(f"--trailblaze-driver: unknown driver {name!r}; known drivers: {names}")
+        raise ConfigurationError(f"--trailblaze-driver: unknown driver {name!r}; known drivers: {names}")
     return found.name

@@ -1,0 +1,64 @@
+"""Workspaces as a session loads them: once each, judged also by what the workspace package cannot
+know, the agent's table of models.
+
+A ``llm: defaults: model:`` the agent could not use, or a ``llm: models:`` entry it could not read,
+is an error at its line, found before anything starts, whether or not a command-line model
+overrides it. Whether the provider's client library is installed is checked only when a step
+needs it, so a replay-only run works without the ``agent`` extra.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..agent.models import check_overrides
+from ..agent.spec import model_problem
+from ..core.errors import Problem
+from ..tools import builtin_tools
+from ..workspace import Workspace, WorkspaceLoader
+from .settings import Settings
+
+_MODELS_FIX = "e.g. `openai/my-model: {vision: true, price: {input: 0.2, output: 1}}`"
+
+
+def workspace_loader(settings: Settings) -> WorkspaceLoader:
+    """The run's workspace loader: the built-in tools known, the run's limits applied."""
+    return WorkspaceLoader(
+        builtin_names=(t.name for t in builtin_tools()),
+        strict=settings.strict,
+        allow_outside_code=settings.allow_outside_code,
+        max_file_bytes=settings.max_file_bytes,
+    )
+
+
+def load_workspace(loader: WorkspaceLoader, config_dir: Path) -> tuple[Workspace, bool]:
+    """The workspace of ``config_dir`` with its model problems, and whether this call loaded it
+    (callers report a workspace's problems once)."""
+    fresh = not loader.is_loaded(config_dir)
+    workspace = loader.load(config_dir)
+    if fresh:
+        workspace.problems.extend(model_problems(workspace))
+    return workspace, fresh
+
+
+def model_problems(workspace: Workspace) -> list[Problem]:
+    """The problems of the workspace's ``llm:`` models, at the lines that name them."""
+    llm = workspace.config.llm
+    if not isinstance(llm, dict):
+        return []
+    spans, problems = workspace.llm_spans, []
+    models = llm.get("models")
+    if models is not None:
+        found = check_overrides(models, "llm.models")
+        if found is not None:
+            path = ("llm", "models", found[0]) if found[0] else ("llm", "models")
+            problems.append(Problem(spans.get(path), found[1], fix=_MODELS_FIX))
+    defaults = llm.get("defaults")
+    model = defaults.get("model") if isinstance(defaults, dict) else None
+    if model:
+        problem = model_problem(str(model))
+        if problem is not None:
+            what, why, fix = problem
+            span = spans.get(("llm", "defaults", "model"))
+            problems.append(Problem(span, f"llm.defaults.model: {what}", why=why, fix=fix))
+    return problems
