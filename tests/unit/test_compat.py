@@ -8,6 +8,7 @@ fix starts at the right place: that function, its docstring's "public interface 
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import json
 import os
@@ -323,3 +324,58 @@ def test_composer_depth_follows_the_composer_into_every_node(base: type[Any]) ->
                 deep.get_single_node()  # stopped before the composer went further
         finally:
             deep.dispose()
+
+
+# -- nothing else reaches past a library's published interface -------------------------------------
+PACKAGE = Path(compat.__file__).parent
+COMPAT_MODULES = {PACKAGE / "compat.py", PACKAGE / "core" / "trail" / "yaml_compat.py"}
+#: Underscored names that are published: the standard library's documented ``_thread`` module.
+PUBLISHED = {"_thread"}
+#: Attributes of our own that the plugin keeps on another library's objects (a cache per session).
+OWN_PREFIX = "_trailblaze_"
+
+
+def unpublished_uses(path: Path) -> Iterator[str]:
+    """``line: what`` for each import of an underscored module and each underscored attribute
+    read or written on anything but ``self`` / ``cls`` (directly or by ``getattr`` and kin)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for name in imported(node):
+            if name not in PUBLISHED and any(unpublished(part) for part in name.split(".")):
+                yield f"{node.lineno}: import {name}"
+        attribute = attribute_of(node)
+        if attribute and unpublished(attribute) and not attribute.startswith(OWN_PREFIX):
+            yield f"{node.lineno}: {ast.unparse(node)}"
+
+
+def unpublished(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def imported(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        return [node.module]
+    return []
+
+
+def attribute_of(node: ast.AST) -> str | None:
+    """The attribute ``node`` reaches on something other than ``self`` / ``cls``, if any."""
+    if isinstance(node, ast.Attribute):
+        own = isinstance(node.value, ast.Name) and node.value.id in {"self", "cls"}
+        return None if own else node.attr
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) > 1:
+        named = node.args[1]
+        if node.func.id in {"getattr", "setattr", "hasattr"} and isinstance(named, ast.Constant):
+            return named.value if isinstance(named.value, str) else None
+    return None
+
+
+def test_unpublished_parts_are_used_only_in_the_compat_modules() -> None:
+    found = [
+        f"{path.relative_to(PACKAGE.parent)}:{use}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path not in COMPAT_MODULES
+        for use in unpublished_uses(path)
+    ]
+    assert found == [], "put these behind a function of pytest_trailblaze/compat.py:\n" + "\n".join(found)
