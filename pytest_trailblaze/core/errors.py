@@ -26,6 +26,7 @@ Messages follow the compiler convention: ``path:line:col: what`` on the first li
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .masking import visible
 
@@ -113,7 +114,7 @@ class ToolError(TrailblazeError):
     def __init__(self, message: str, *, tool: str = "") -> None:
         self.tool = tool
         #: The interpolated, masked arguments of the failing call (set by the registry).
-        self.arguments: dict | None = None
+        self.arguments: dict[str, Any] | None = None
         super().__init__(message)
 
 

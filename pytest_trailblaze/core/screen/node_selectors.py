@@ -124,9 +124,8 @@ def parse_hierarchy(xml: str) -> list[Node]:
     The last source parsed is remembered: polls and consecutive tools often read a screen that
     did not change, and the same text always gives the same (read-only) nodes.
     """
-    cached = _LAST_PARSE
-    if cached and cached[0] == xml:
-        return cached[1]
+    if _LAST_PARSE and _LAST_PARSE[0][0] == xml:
+        return _LAST_PARSE[0][1]
     try:
         root = ElementTree.fromstring(xml)
     except ElementTree.ParseError as exc:
@@ -145,11 +144,12 @@ def parse_hierarchy(xml: str) -> list[Node]:
             visit(child, node, counts[child.tag])
 
     visit(root, None, 0)
-    _LAST_PARSE[:] = (xml, nodes)
+    _LAST_PARSE[:] = [(xml, nodes)]
     return nodes
 
 
-_LAST_PARSE: list[Any] = []
+#: The last page source parsed and its nodes (one entry at most).
+_LAST_PARSE: list[tuple[str, list[Node]]] = []
 
 
 def _rect(attrs: Mapping[str, str]) -> tuple[int, int, int, int]:
@@ -245,7 +245,7 @@ def is_text_field(node: Node) -> bool:
     return any(word in node.kind for word in TEXT_FIELD_KINDS)
 
 
-def _editable(node: Node, wanted: Any) -> bool:
+def _editable(node: Node, wanted: object) -> bool:
     return is_text_field(node) == wanted
 
 

@@ -13,7 +13,7 @@ from ..trail.devices import form_factor
 from ..trail.lineage import resolution_chain, segments_for
 from .memory import Memory
 from .registry import MAX_DEPTH, ToolLogEntry, ToolRegistry
-from .tooldef import ToolDescriptor
+from .tooldef import ToolDescriptor, ToolResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +88,7 @@ class ToolContext:
     def platform(self) -> str:
         return self.device.platform
 
-    def run(self, name: str, params: Mapping[str, Any] | None = None) -> Any:
+    def run(self, name: str, params: Mapping[str, Any] | None = None) -> ToolResult:
         """Call another tool through the same dispatcher; failures raise."""
         caller = self.call_chain or ((self.current_tool,) if self.current_tool else ())
         if self.depth + 1 > MAX_DEPTH:

@@ -16,8 +16,9 @@ from __future__ import annotations
 from typing import Any, TypeVar, cast
 
 from yaml.nodes import Node
+from yaml.resolver import BaseResolver
 
-Loader = TypeVar("Loader", bound=type)
+Loader = TypeVar("Loader", bound=type[BaseResolver])
 
 
 def without_implicit_resolvers(loader: Loader) -> Loader:

@@ -145,7 +145,8 @@ def compose(text: str) -> Node | None:
         _check_depth_by_events(text)
     loader = CoreLoader(text)
     try:
-        return loader.get_single_node()
+        node: Node | None = loader.get_single_node()
+        return node
     finally:
         loader.dispose()
 
