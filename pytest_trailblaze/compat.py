@@ -63,12 +63,12 @@ def wrap_terminal_stream(config: pytest.Config, wrap: Callable[[TextIO], Stream]
     gives the writer, but its stream is set only when the writer is made, before any plugin runs.
     """
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    writer = getattr(reporter, "_tw", None)
+    writer: Any = getattr(reporter, "_tw", None)
     stream = getattr(writer, "_file", None)
     if stream is None:
         return None
     wrapped = wrap(stream)
-    writer._file = wrapped  # type: ignore[union-attr]  # checked above: the writer has a stream
+    writer._file = wrapped
     return wrapped
 
 

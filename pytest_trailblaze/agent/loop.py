@@ -229,7 +229,7 @@ class AgentLoop:
             f"  cause: {shown}\n"
             f"  after: {done}"
         )
-        failure.run = run  # type: ignore[attr-defined]
+        failure.run = run
         return failure
 
 

@@ -149,6 +149,10 @@ class AgentStepRequired(StepFailure):
 class AgentFailure(StepFailure):
     """The LLM agent could not do a step; the message names the model and the cause."""
 
+    #: The agent's record of the failed attempt (its calls, tokens and price: an
+    #: ``agent.loop.StepRun``), which reports count like a step's that passed.
+    run: Any = None
+
 
 def first_line(exc: BaseException, text: str | None = None) -> str:
     """The first line of an error's message (``text`` when the library keeps it elsewhere).

@@ -21,7 +21,7 @@ import functools
 import math
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -111,11 +111,14 @@ class NestingTooDeep(yaml.YAMLError):
         self.mark = mark
 
 
-_Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:
+    _Base = yaml.SafeLoader  # the C loader's interface is the same
+else:
+    _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @without_implicit_resolvers
-class CoreLoader(ComposerDepth, _Base):  # type: ignore[misc]
+class CoreLoader(ComposerDepth, _Base):
     """The C-speed safe loader with core-schema resolvers and a depth limit while composing."""
 
     def node_entered(self, parent: Node | None) -> None:
