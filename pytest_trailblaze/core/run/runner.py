@@ -348,7 +348,8 @@ def describe_exception(exc: BaseException) -> str:
     return "\n".join(lines)
 
 
-_PACKAGE = Path(__file__).resolve().parents[1]
+#: The package's folder (this module is ``pytest_trailblaze/core/run/runner.py``): frames in it are ours.
+_PACKAGE = Path(__file__).resolve().parents[2]
 
 
 def _is_ours(filename: str) -> bool:
