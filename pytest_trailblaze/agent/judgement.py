@@ -22,7 +22,7 @@ from typing import Any
 
 from ..core.errors import ConfigurationError, ToolFailure
 from ..core.tooling.context import ToolContext
-from ..core.tooling.tooldef import tool
+from ..core.tooling.tooldef import PythonTool, tool
 from .screen import capture_image, capture_text
 from .wire import Conversation, ProviderError, ToolSpec, Turn, Usage
 
@@ -108,7 +108,7 @@ class Judge:
 
 
 def _judge(ctx: ToolContext, tool_name: str) -> Judge:
-    judge = ctx.judge
+    judge: Judge | None = ctx.judge
     if judge is None:
         raise ToolFailure(
             f"{tool_name} asks a model to read the screen, and this run has none\n"
@@ -133,7 +133,7 @@ def _remembered(ctx: ToolContext, variable: str, value: str, prompt: str) -> str
     return f"{MARK}: remembered {{{{{name}}}}} = {ctx.memory.mask(value)!r} ({prompt})"
 
 
-def memory_tool(**kwargs: Any) -> Any:
+def memory_tool(**kwargs: Any) -> Callable[[Callable[..., Any]], PythonTool]:
     return tool(source="builtin", toolset="memory", **kwargs)
 
 

@@ -234,7 +234,7 @@ class AgentLoop:
             f"  cause: {shown}\n"
             f"  after: {done}"
         )
-        failure.run = run  # type: ignore[attr-defined]
+        failure.run = run
         return failure
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..core.errors import ConfigurationError
+from .wire import Usage
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,8 +31,8 @@ class Price:
     cached_input: float | None = None
     cache_write: float | None = None
 
-    def cost(self, usage: Any) -> float:
-        """What ``usage`` (an ``agent.wire.Usage``) costs at this price."""
+    def cost(self, usage: Usage) -> float:
+        """What ``usage`` costs at this price."""
         cached = usage.cached_input_tokens
         written = usage.cache_write_tokens
         fresh = max(usage.input_tokens - cached - written, 0)

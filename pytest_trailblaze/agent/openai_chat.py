@@ -34,7 +34,7 @@ def build_request(conversation: Conversation, model: str, *, max_tokens: int | N
         for t in conversation.tools
     ]
     choice = "required" if conversation.require_tool else "auto"
-    request = {"model": model, "messages": messages, "tools": tools, "tool_choice": choice}
+    request: dict[str, Any] = {"model": model, "messages": messages, "tools": tools, "tool_choice": choice}
     if max_tokens is not None:
         request["max_tokens"] = max_tokens
     return request

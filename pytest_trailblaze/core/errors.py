@@ -26,6 +26,7 @@ Messages follow the compiler convention: ``path:line:col: what`` on the first li
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .masking import visible
 
@@ -113,7 +114,7 @@ class ToolError(TrailblazeError):
     def __init__(self, message: str, *, tool: str = "") -> None:
         self.tool = tool
         #: The interpolated, masked arguments of the failing call (set by the registry).
-        self.arguments: dict | None = None
+        self.arguments: dict[str, Any] | None = None
         super().__init__(message)
 
 
@@ -147,6 +148,10 @@ class AgentStepRequired(StepFailure):
 
 class AgentFailure(StepFailure):
     """The LLM agent could not do a step; the message names the model and the cause."""
+
+    #: The agent's record of the failed attempt (its calls, tokens and price: an
+    #: ``agent.loop.StepRun``), which reports count like a step's that passed.
+    run: Any = None
 
 
 def first_line(exc: BaseException, text: str | None = None) -> str:

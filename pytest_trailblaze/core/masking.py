@@ -294,8 +294,8 @@ def _mask_cuts(secrets: list[str], text: str) -> str:
     pieces = text.split(CUT)
     for i in range(len(pieces) - 1):
         left, right = pieces[i], pieces[i + 1]
-        before = _longest_piece(secrets, lambda s, n, left=left: left.endswith(s[:n]))
-        after = _longest_piece(secrets, lambda s, n, right=right: right.startswith(s[-n:]))
+        before = _longest_piece(secrets, _ends_with_head(left))
+        after = _longest_piece(secrets, _starts_with_tail(right))
         if before:
             pieces[i] = pieces[i][:-before] + MASK
         if after:
@@ -307,6 +307,16 @@ def _longest_piece(secrets: list[str], found: Callable[[str, int], bool]) -> int
     """The size of the longest proper piece (``MIN_PIECE`` or more) of a secret that ``found``."""
     sizes = (n for secret in secrets for n in range(MIN_PIECE, len(secret)) if found(secret, n))
     return max(sizes, default=0)
+
+
+def _ends_with_head(text: str) -> Callable[[str, int], bool]:
+    """Whether ``text`` ends with the first ``n`` characters of a secret."""
+    return lambda secret, n: text.endswith(secret[:n])
+
+
+def _starts_with_tail(text: str) -> Callable[[str, int], bool]:
+    """Whether ``text`` starts with the last ``n`` characters of a secret."""
+    return lambda secret, n: text.startswith(secret[-n:])
 
 
 def _prefix_tail(secrets: list[str], text: str, limit: int) -> int:

@@ -1,7 +1,7 @@
 """Which asyncio loop the thread calls "running" while Playwright's sync API is in use, and after.
 
 Playwright's sync API runs an asyncio loop inside a greenlet and, after every call, marks that
-loop as the thread's running loop (``asyncio._set_running_loop``), because its next call resumes
+loop as the thread's running loop (``compat.mark_running_loop``), because its next call resumes
 the loop where it stopped and the loop's callbacks need it. Left like that between tests, the
 mark breaks everything else that wants a loop on the main thread: pytest-asyncio and anyio fail
 with "Runner.run() cannot be called from a running event loop", and a second Playwright (such as
@@ -24,6 +24,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+from ..compat import has_ready_callbacks, mark_running_loop, running_loop
 
 
 class CallTimeout(Exception):
@@ -61,7 +63,7 @@ def bounded(loop: asyncio.AbstractEventLoop | None, seconds: float) -> Iterator[
     def expire(turns_left: int) -> None:
         if not waiting or caller.dead:
             return
-        if turns_left and getattr(loop, "_ready", None):  # callbacks queued: an answer on its way?
+        if turns_left and has_ready_callbacks(loop):  # callbacks queued: an answer on its way?
             loop.call_soon(expire, turns_left - 1)
             return
         caller.throw(CallTimeout())
@@ -83,17 +85,17 @@ class PlaywrightLoop:
     @classmethod
     def current(cls) -> PlaywrightLoop:
         """The loop the thread marks now: the one that owns objects a sync API call just returned."""
-        return cls(asyncio._get_running_loop())
+        return cls(running_loop())
 
     def enter(self) -> None:
         """Mark this instance's loop as running (none before it started), as its sync API expects."""
         loop = self.loop
-        asyncio._set_running_loop(loop if loop is not None and not loop.is_closed() else None)
+        mark_running_loop(loop if loop is not None and not loop.is_closed() else None)
 
     def started(self) -> None:
         """Remember the loop of an instance that just started here (its sync API marked it)."""
         if self.loop is None or self.loop.is_closed():
-            self.loop = asyncio._get_running_loop()
+            self.loop = running_loop()
 
     @contextmanager
     def active(self) -> Iterator[None]:
@@ -102,13 +104,13 @@ class PlaywrightLoop:
         A previous loop that has been closed meanwhile (our own, stopped in the block) leaves no
         mark: a closed loop marked running would still refuse every ``asyncio.run``.
         """
-        previous = asyncio._get_running_loop()
+        previous = running_loop()
         self.enter()
         try:
             yield
         finally:
             alive = previous is not None and not previous.is_closed()
-            asyncio._set_running_loop(previous if alive else None)
+            mark_running_loop(previous if alive else None)
 
     @contextmanager
     def left_as_found(self) -> Iterator[None]:
@@ -118,14 +120,14 @@ class PlaywrightLoop:
         context the user handed in): its next sync call needs its loop marked, so its mark stays,
         as that library leaves it after its own tests.
         """
-        previous = asyncio._get_running_loop()
+        previous = running_loop()
         try:
             yield
         finally:
-            now = asyncio._get_running_loop()
+            now = running_loop()
             if now is None or now is self.loop or now.is_closed():
                 alive = previous is not None and not previous.is_closed()
-                asyncio._set_running_loop(previous if alive else None)
+                mark_running_loop(previous if alive else None)
 
 
 class ForeignLoop:
@@ -142,18 +144,18 @@ class ForeignLoop:
     @contextmanager
     def parked(self) -> Iterator[None]:
         """A block that may start the other Playwright leaves the thread's mark as it found it."""
-        previous = asyncio._get_running_loop()
+        previous = running_loop()
         try:
             yield
         finally:
-            now = asyncio._get_running_loop()
+            now = running_loop()
             if now is not None and now is not previous and not now.is_closed():
                 self.loop = now
                 alive = previous is not None and not previous.is_closed()
-                asyncio._set_running_loop(previous if alive else None)
+                mark_running_loop(previous if alive else None)
 
     def resume(self) -> None:
         """Mark the parked loop again (once), for its owner's next call; nothing when none is parked."""
         loop, self.loop = self.loop, None
         if loop is not None and not loop.is_closed():
-            asyncio._set_running_loop(loop)
+            mark_running_loop(loop)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Generator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ import pytest
 from allure_commons.logger import AllureFileLogger
 from allure_commons.types import AttachmentType
 
+from ..compat import front_allure_file_writers
 from ..core.masking import Masker
 from ..core.run.runner import ResolvedStep
 from .collection import TrailItem
@@ -164,22 +165,8 @@ def shown(value: Any) -> str:
 # -- the masking door in front of Allure's result files -------------------------------------------
 def mask_result_files(config: pytest.Config, masker: Masker) -> None:
     """Put a masking front before every Allure file writer, and take it away at the end."""
-    manager = allure_commons.plugin_manager
-    for writer in [p for p in manager.get_plugins() if isinstance(p, AllureFileLogger)]:
-        name = manager.get_name(writer)
-        front = MaskedAllureFiles(writer, masker)
-        manager.unregister(writer)
-        manager.register(front, name)
-        config.add_cleanup(_restore(front, writer, name))  # before allure-pytest's own clean-up
-
-
-def _restore(front: Any, writer: AllureFileLogger, name: str | None) -> Callable[[], None]:
-    def restore() -> None:
-        manager = allure_commons.plugin_manager
-        manager.unregister(front)
-        manager.register(writer, name)
-
-    return restore
+    undo = front_allure_file_writers(lambda writer: MaskedAllureFiles(writer, masker))
+    config.add_cleanup(undo)  # before allure-pytest's own clean-up
 
 
 class MaskedAllureFiles:

@@ -11,20 +11,22 @@ failing step's line and the one-line message), which pytest prints for ``--tb=li
 short summary (``-rA``) and which JUnit takes as the failure's ``message``. Errors of our own in
 setup and teardown (trailhead, driver, tool servers) get the same shape with their own type.
 
-The report is made of pytest's own report parts (``ReprExceptionInfo`` with one native entry):
-the only shape whose crash line pytest serializes, so it arrives unchanged through pytest-xdist
-and through the secret masking, which rebuilds reports from their serialized form.
+The report is made of pytest's own report parts (``compat.plain_longrepr``): the only shape whose
+crash line pytest serializes, so it arrives unchanged through pytest-xdist and through the secret
+masking, which rebuilds reports from their serialized form.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from _pytest._code.code import ReprEntryNative, ReprExceptionInfo, ReprFileLocation, ReprTraceback
-
+from ..compat import plain_longrepr
 from ..core.errors import StepFailure, TrailblazeError, first_line
 from ..core.masking import Masker
 from ..core.run.runner import ResolvedStep, StepFailureInfo, step_headline
+
+if TYPE_CHECKING:
+    from ..compat import ReprExceptionInfo
 
 
 def step_assertion(failure: StepFailure, step: ResolvedStep | None, masker: Masker) -> AssertionError:
@@ -90,15 +92,7 @@ def failure_repr(
         text = f"{ours}\n{crash}"
     if style == "line":
         text = None if failure else f"{path}:{line}: {crash}"
-    return located_repr(text, path, line, crash)
-
-
-def located_repr(text: str | None, path: str, line: int, crash: str) -> ReprExceptionInfo:
-    entries = [ReprEntryNative([text.rstrip("\n") + "\n"])] if text is not None else []
-    return ReprExceptionInfo(
-        reprtraceback=ReprTraceback(entries, None, "native"),
-        reprcrash=ReprFileLocation(path, line, crash),
-    )
+    return plain_longrepr(text, path, line, crash)
 
 
 def report_location(report: Any, line: int | None) -> None:

@@ -14,11 +14,11 @@ filter's ``name`` form, because a name must be stable, not starred out.
 
 from __future__ import annotations
 
-import io
-from typing import Any
+from typing import Any, TextIO
 
 import pytest
 
+from ..compat import wrap_log_file_stream, wrap_terminal_stream
 from ..core.masking import KEEP, PAIRS, Masker, MaskingStream, Shape, has_controls, rewrite, visible
 from ..evidence.summary import RECORD_SHAPE
 from .options import SETTINGS_KEY
@@ -100,19 +100,20 @@ def warn_short_secrets(config: pytest.Config) -> None:
 def mask_streams(config: pytest.Config) -> None:
     """Route pytest's terminal writer and its ``--log-file`` through the filter.
 
-    Both hold their stream in an attribute pytest does not publish (``_file``, ``stream``); a
-    plugin that has replaced the terminal reporter or the log handler is left as it is.
+    pytest publishes neither stream (see ``compat``); a plugin that has replaced the terminal
+    reporter or the log handler is left as it is.
     """
     masker = masker_of(config)
     if not masker:
         return
-    writer = getattr(config.pluginmanager.get_plugin("terminalreporter"), "_tw", None)
-    if writer is not None and not isinstance(getattr(writer, "_file", None), MaskingStream):
-        writer._file = masker.stream(writer._file)
-        config.stash[_STREAM_KEY] = writer._file
-    handler = getattr(config.pluginmanager.get_plugin("logging-plugin"), "log_file_handler", None)
-    if isinstance(getattr(handler, "stream", None), io.TextIOBase):
-        handler.stream = masker.stream(handler.stream)
+
+    def masked(stream: TextIO) -> MaskingStream:
+        return stream if isinstance(stream, MaskingStream) else masker.stream(stream)
+
+    terminal = wrap_terminal_stream(config, masked)
+    if terminal is not None:
+        config.stash[_STREAM_KEY] = terminal
+    wrap_log_file_stream(config, masker.stream)
 
 
 def release_terminal(config: pytest.Config) -> None:

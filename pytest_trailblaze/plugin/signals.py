@@ -36,6 +36,7 @@ from typing import Any
 
 import pytest
 
+from ..compat import xdist_worker_pids
 from .collection import TrailItem
 
 REDELIVER_S = 1.0
@@ -138,13 +139,9 @@ def _forward(config: pytest.Config, signum: int) -> None:
     The controller itself stops at once, as on a terminal's Ctrl-C, so xdist reports the run as
     interrupted rather than its workers as crashed.
     """
-    session = config.pluginmanager.getplugin("dsession")
-    group = getattr(getattr(session, "nodemanager", None), "group", None)
-    for gateway in list(group or ()):
-        pid = getattr(getattr(getattr(gateway, "_io", None), "popen", None), "pid", None)
-        if isinstance(pid, int):
-            with suppress(OSError):
-                os.kill(pid, signum)
+    for pid in xdist_worker_pids(config):
+        with suppress(OSError):
+            os.kill(pid, signum)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -85,8 +85,8 @@ class AgentSteps:
             try:
                 run = loop.run(step, context, previous)
             except AgentFailure as exc:
-                exc.run.price = spec.price  # type: ignore[attr-defined]
-                runs.append(exc.run)  # type: ignore[attr-defined]
+                exc.run.price = spec.price
+                runs.append(exc.run)
                 if attempt == attempts:
                     if attempts > 1:
                         exc.args = (f"{exc.args[0]}\n  attempts: {attempts} (maxRetries: {attempts - 1})",)

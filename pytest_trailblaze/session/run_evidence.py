@@ -111,7 +111,8 @@ def build_record(
     record = json.loads(json.dumps(record, default=str))  # plain values only: xdist ships it as is
     if kept:
         write_json(folder / RECORD_NAME, record, masker, RECORD_SHAPE)
-    return masker.value(record, RECORD_SHAPE)
+    masked: dict[str, Any] = masker.value(record, RECORD_SHAPE)
+    return masked
 
 
 def _iso(epoch: float) -> str:

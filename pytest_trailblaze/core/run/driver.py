@@ -279,9 +279,21 @@ def implements(driver: object, protocol: type) -> bool:
 @functools.cache
 def _members(protocol: type) -> tuple[frozenset[str], frozenset[str]]:
     """A Protocol's methods and its data members."""
-    names = typing._get_protocol_attrs(protocol)  # type: ignore[attr-defined]  # no public API in 3.11
+    names = _declared(protocol)
     methods = frozenset(n for n in names if callable(getattr(protocol, n, None)))
     return methods, frozenset(names) - methods
+
+
+def _declared(protocol: type) -> frozenset[str]:
+    """The public names a Protocol and the Protocols it extends declare (methods and annotated
+    data). Python 3.13's ``typing.get_protocol_members`` says the same; 3.11 has no public way."""
+    names: set[str] = set()
+    for base in protocol.__mro__:
+        if base in (object, typing.Protocol, typing.Generic):
+            continue
+        names.update(vars(base).get("__annotations__", {}))
+        names.update(name for name in vars(base) if not name.startswith("_"))
+    return frozenset(names)
 
 
 def _class_has(cls: type, methods: frozenset[str]) -> bool:

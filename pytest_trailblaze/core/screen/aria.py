@@ -86,7 +86,7 @@ def _unquote(text: str) -> str:
     text = text.strip()
     if len(text) >= 2 and text[0] == text[-1] == '"':
         try:
-            return json.loads(text)
+            return str(json.loads(text))
         except json.JSONDecodeError:
             return text[1:-1]
     if len(text) >= 2 and text[0] == text[-1] == "'":

@@ -17,7 +17,6 @@ import functools
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 from xml.etree import ElementTree
 
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
@@ -123,9 +122,8 @@ def parse_hierarchy(xml: str) -> list[Node]:
     The last source parsed is remembered: polls and consecutive tools often read a screen that
     did not change, and the same text always gives the same (read-only) nodes.
     """
-    cached = _LAST_PARSE
-    if cached and cached[0] == xml:
-        return cached[1]
+    if _LAST_PARSE and _LAST_PARSE[0][0] == xml:
+        return _LAST_PARSE[0][1]
     try:
         root = ElementTree.fromstring(xml)
     except ElementTree.ParseError as exc:
@@ -144,11 +142,11 @@ def parse_hierarchy(xml: str) -> list[Node]:
             visit(child, node, counts[child.tag])
 
     visit(root, None, 0)
-    _LAST_PARSE[:] = (xml, nodes)
+    _LAST_PARSE[:] = [(xml, nodes)]
     return nodes
 
 
-_LAST_PARSE: list[Any] = []
+_LAST_PARSE: list[tuple[str, list[Node]]] = []
 
 
 def _rect(attrs: Mapping[str, str]) -> tuple[int, int, int, int]:

@@ -33,7 +33,7 @@ def _class(*, maestro: bool = False) -> Callable[[Node, Any], bool]:
 
 
 
-def _editable(node: Node, wanted: Any) -> bool:
+def _editable(node: Node, wanted: object) -> bool:
     return is_text_field(node) == wanted
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import _thread
 import asyncio
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -23,7 +23,7 @@ CANCEL_GRACE_S = 5.0
 
 def run_in_loop(
     loop: asyncio.AbstractEventLoop,
-    function: Callable[..., Awaitable[T]],
+    function: Callable[..., Coroutine[Any, Any, T]],
     *args: Any,
     timeout: float | None = None,
     grace_s: float = 0.0,
@@ -41,7 +41,7 @@ def run_in_loop(
     box: list[asyncio.Task[T]] = []
 
     def start() -> None:
-        task = loop.create_task(function(*args))  # type: ignore[arg-type]
+        task = loop.create_task(function(*args))
         box.append(task)
         task.add_done_callback(lambda _: done.release())
 
@@ -70,7 +70,7 @@ class BackgroundLoop:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def run(self, function: Callable[..., Awaitable[T]], *args: Any) -> T:
+    def run(self, function: Callable[..., Coroutine[Any, Any, T]], *args: Any) -> T:
         """Await ``function(*args)`` there; Ctrl-C cancels it and lets it unwind first."""
         return run_in_loop(self._started(), function, *args, grace_s=CANCEL_GRACE_S)
 

@@ -139,7 +139,8 @@ def _found_at(top: str) -> list[Path] | None:
     except (ImportError, ValueError):
         return None
     if found is None:
-        return [Path(loaded.__file__)] if getattr(loaded, "__file__", None) else ([] if loaded else None)
+        file = getattr(loaded, "__file__", None)
+        return [Path(file)] if file else ([] if loaded else None)
     folders = [Path(p) for p in (found.submodule_search_locations or ())]
     if folders:
         return folders

@@ -11,6 +11,7 @@ omitted and has no default drops the key (or list item) that holds it. Every oth
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Collection, Mapping
 from typing import Any, Protocol, runtime_checkable
 
@@ -80,7 +81,7 @@ def _text(text: str, params: Mapping[str, Any], declared: Collection[str]) -> An
             return params.get(name, DROP)
     dropped = False
 
-    def splice(match: Any) -> str:
+    def splice(match: re.Match[str]) -> str:
         nonlocal dropped
         name = parameter_of(body(match), declared)
         if name is None:

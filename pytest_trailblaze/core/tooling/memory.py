@@ -14,7 +14,7 @@ import copy
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -153,7 +153,7 @@ class Memory:
                 return copy.deepcopy(value) if isinstance(value, (dict, list)) else value
         return self._substitute(text, self._replace)
 
-    def _substitute(self, text: str, replace: Any) -> str:
+    def _substitute(self, text: str, replace: Callable[[re.Match[str]], str]) -> str:
         """``text`` with its tokens replaced, refused as soon as it would pass ``MAX_INTERPOLATED_CHARS``."""
         size = [len(text)]
 

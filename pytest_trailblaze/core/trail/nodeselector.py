@@ -11,7 +11,7 @@ and it is a collection error at its ``file:line``. The bounds are far above any 
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -148,5 +148,5 @@ class NodeSelector(_Strict):
             raise ValueError(f"a selector holds at most one driver matcher, found {', '.join(present)}")
         return self
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return self.model_dump(exclude_none=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from yaml.nodes import MappingNode, Node, ScalarNode
 
-from .model import Step, ToolCall
+from .model import Step, StepKind, ToolCall
 from .naming import RESERVED_NAMES, WIRE_RE
 from .tokens import malformed_arg_tokens
 from .yamlsource import Source, is_null, kind_of
@@ -122,7 +122,7 @@ class StepGrammar:
     def _recording(self, node: Node) -> dict[str, tuple[ToolCall, ...]] | None:
         raise NotImplementedError
 
-    def step_kind(self, mapping: Node, parts: dict[str, Node]) -> str | None:
+    def step_kind(self, mapping: Node, parts: dict[str, Node]) -> StepKind | None:
         has_step, has_verify = "step" in parts, "verify" in parts
         if has_step and has_verify:
             self.src.problem(mapping, "a step has both `step:` and `verify:`", fix="split it into two steps")
@@ -157,7 +157,9 @@ class StepGrammar:
         )
         return True
 
-    def check_recordable(self, step_node: Node, recordable: bool, recording: dict | None) -> None:
+    def check_recordable(
+        self, step_node: Node, recordable: bool, recording: dict[str, tuple[ToolCall, ...]] | None
+    ) -> None:
         if recordable or not recording:
             return
         filled = [k for k, calls in recording.items() if calls]

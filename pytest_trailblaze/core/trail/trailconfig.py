@@ -9,7 +9,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..errors import SourceSpan
 from .devices import DRIVER_TYPES, KNOWN_CLASSIFIERS, classifier_problem, driver_type
-from .model import ANY_DEVICE, ArgDecl, TrailConfig
+from .model import ANY_DEVICE, ArgDecl, ArgType, TrailConfig
 from .yamlsource import (
     TAG_BOOL,
     TAG_FLOAT,
@@ -53,7 +53,8 @@ V1_CONFIG_KEYS = (
     "source",
 )
 _TEXT_KEYS = ("id", "target", "title", "description", "priority", "context", "driver", "platform")
-ARG_TYPES = ("string", "integer", "number", "boolean", "array", "object")
+ARG_TYPES: tuple[ArgType, ...] = ("string", "integer", "number", "boolean", "array", "object")
+_ARG_TYPE_NAMED: dict[str, ArgType] = {name: name for name in ARG_TYPES}
 _ARG_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
 _ARG_KEYS = ("type", "description", "default", "required")
 
@@ -236,9 +237,10 @@ def _read_arg(src: Source, name: str, key_node: Node, node: Node) -> ArgDecl | N
     return _arg_with_default(src, name, span, arg_type, entries, mapping)
 
 
-def _arg_type(src: Source, node: Node, text: str) -> str | None:
-    if isinstance(node, ScalarNode) and text in ARG_TYPES:
-        return text
+def _arg_type(src: Source, node: Node, text: str) -> ArgType | None:
+    known = _ARG_TYPE_NAMED.get(text) if isinstance(node, ScalarNode) else None
+    if known is not None:
+        return known
     hint = did_you_mean(text, ARG_TYPES) if isinstance(node, ScalarNode) else ""
     scalar = isinstance(node, ScalarNode)
     src.problem(
@@ -251,12 +253,12 @@ def _arg_type(src: Source, node: Node, text: str) -> str | None:
 
 
 def _arg_with_default(
-    src: Source, name: str, span: SourceSpan, arg_type: str, entries: dict[str, Node], decl: MappingNode
+    src: Source, name: str, span: SourceSpan, arg_type: ArgType, entries: dict[str, Node], decl: MappingNode
 ) -> ArgDecl | None:
     required_node = entries.get("required")
     required = None
     if required_node is not None:
-        if required_node.tag != TAG_BOOL:
+        if not isinstance(required_node, ScalarNode) or required_node.tag != TAG_BOOL:
             src.problem(
                 required_node,
                 f"'required' of arg '{name}' must be true or false",
@@ -266,9 +268,10 @@ def _arg_with_default(
         required = scalar_value(required_node)  # YAML 1.2: only true/false (any case form)
     description = ""
     if not is_null(entries.get("description")):
-        description = src.text(entries["description"], f"the description of arg '{name}'")
-        if description is None:
+        text = src.text(entries["description"], f"the description of arg '{name}'")
+        if text is None:
             return None
+        description = text
     if "default" not in entries:
         if required is False:
             src.problem(

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.nodes import CollectionNode, MappingNode, Node, ScalarNode, SequenceNode
 
 from ..errors import TrailLoadError
 from ..system.locks import folder_lock
@@ -108,7 +108,8 @@ def _node_at(root: Node, line: int, col: int, *, key: bool = False) -> Node | No
         node = stack.pop()
         mark = node.start_mark
         if isinstance(node, MappingNode):
-            for k, v in node.value:
+            pairs: list[tuple[Node, Node]] = node.value
+            for k, v in pairs:
                 if key and k.start_mark.line + 1 == line and k.start_mark.column + 1 == col:
                     return v
                 stack += [k, v]
@@ -147,7 +148,7 @@ def _set_key(text: str, mapping: MappingNode, key: str, value: Any, nl: str) -> 
         return _set_flow_key(text, mapping, key, value, found)
     if found is not None:
         node = found[1]
-        if node.flow_style or isinstance(node, ScalarNode):
+        if isinstance(node, ScalarNode) or (isinstance(node, CollectionNode) and node.flow_style):
             return _Edit(node.start_mark.index, node.end_mark.index, flow(value))
         if not _nested(value):
             return _Edit(node.start_mark.index, _content_end(text, node), flow(value))
@@ -263,6 +264,8 @@ def merge_recordings(
     if not usable:
         return text, notes
     root = yaml.compose(body, Loader=yaml.SafeLoader)
+    if root is None:  # no document: no steps to update
+        return text, notes
     nl = "\r\n" if "\r\n" in body else "\n"
     edits = []
     for update in usable:

@@ -10,10 +10,9 @@ Numbers remember the text they were written as (``YamlInt`` / ``YamlFloat``): a 
 a string parameter, or spliced into text, is the author's text (``1.10``, not ``1.1``).
 
 The composer recurses once per nesting level, in C, so a 25,000-deep ``[[[...`` would crash the
-process. Both composers call the resolver's ``descend_resolver`` before each child node, so the
-depth is counted there and composition stops at ``MAX_NESTING`` before any deeper recursion. If
-a PyYAML version ever stops calling that hook, the depth is measured from the (iterative) event
-stream before composing instead.
+process. Both composers tell the loader before each node how deep they are (``yaml_compat``), so
+composition stops at ``MAX_NESTING`` before any deeper recursion. If a PyYAML version ever stops
+doing so, the depth is measured from the (iterative) event stream before composing instead.
 """
 
 from __future__ import annotations
@@ -22,10 +21,12 @@ import functools
 import math
 import re
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from .yaml_compat import ComposerDepth, composer_reports_depth, without_implicit_resolvers
 
 #: Collections nested deeper than this are refused (real trails nest fewer than 15 levels).
 MAX_NESTING = 128
@@ -110,25 +111,19 @@ class NestingTooDeep(yaml.YAMLError):
         self.mark = mark
 
 
-_Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:
+    _Base = yaml.SafeLoader  # the C loader's interface is the same
+else:
+    _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class CoreLoader(_Base):  # type: ignore[misc,valid-type]
+@without_implicit_resolvers
+class CoreLoader(ComposerDepth, _Base):
     """The C-speed safe loader with core-schema resolvers and a depth limit while composing."""
 
-    yaml_implicit_resolvers: ClassVar[dict[Any, list[tuple[str, re.Pattern[str]]]]] = {}
-    _depth = 0
-    _seen = 0
-
-    def descend_resolver(self, parent: Node | None, index: Any) -> None:
-        """Called by the composer before it composes a child of ``parent``; counts the depth."""
-        self._depth += 1
-        self._seen = max(self._seen, self._depth)
-        if self._depth > MAX_NESTING + 1:
+    def node_entered(self, parent: Node | None) -> None:
+        if self.depth > MAX_NESTING + 1:
             raise NestingTooDeep(parent.start_mark if parent is not None else None)
-
-    def ascend_resolver(self) -> None:
-        self._depth -= 1
 
 
 for _tag, _regexp, _first in (
@@ -143,13 +138,8 @@ for _tag, _regexp, _first in (
 
 @functools.cache
 def _hook_counts_depth() -> bool:
-    """Whether this PyYAML's composer calls ``descend_resolver`` for every nested node."""
-    loader = CoreLoader("[[[0]]]")
-    try:
-        loader.get_single_node()
-        return loader._seen == 4
-    finally:
-        loader.dispose()
+    """Whether this PyYAML's composer tells ``CoreLoader`` how deep it is, for every node."""
+    return composer_reports_depth(CoreLoader)
 
 
 def compose(text: str) -> Node | None:
@@ -158,7 +148,8 @@ def compose(text: str) -> Node | None:
         _check_depth_by_events(text)
     loader = CoreLoader(text)
     try:
-        return loader.get_single_node()
+        node: Node | None = loader.get_single_node()
+        return node
     finally:
         loader.dispose()
 

@@ -260,9 +260,9 @@ class Source:
             raise _Recursive
         active.add(id(node))
         try:
-            if isinstance(node, SequenceNode):
-                return [self._build(item, active, count) for item in node.value]
-            return {key: self._build(v, active, count) for key, _, v in self.entries(node)}
+            if isinstance(node, MappingNode):
+                return {key: self._build(v, active, count) for key, _, v in self.entries(node)}
+            return [self._build(item, active, count) for item in node.value]
         finally:
             active.discard(id(node))
 
