@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import Any
+
+from ..core.jsondata import JsonObject
 
 HERE = Path(__file__).resolve().parent
 
@@ -26,7 +27,7 @@ KINDS: dict[str, tuple[str, ...]] = {
 }
 
 
-def generate(kind: str) -> dict[str, Any]:
+def generate(kind: str) -> JsonObject:
     """The schema of ``kind``, built now from the code that validates such files."""
     if kind == "trail":
         from .trail import trail_schema
@@ -44,7 +45,7 @@ def path_of(kind: str) -> Path:
     return HERE / f"{kind}.schema.json"
 
 
-def text_of(schema: dict[str, Any]) -> str:
+def text_of(schema: JsonObject) -> str:
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
 
 

@@ -13,8 +13,10 @@ from __future__ import annotations
 import copy
 import json
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import TypeVar
 
+from ..core.jsondata import JsonObject, JsonValue
 from ..core.tooling.registry import ANNOTATION_ARGS
 from ..core.trail.devices import DRIVER_TYPES, PLATFORMS, SEGMENT_PLATFORMS
 from ..core.trail.naming import RESERVED_NAMES, WIRE_RE
@@ -31,10 +33,14 @@ from ..core.trail.trailconfig import (
 from ..core.trail.v1format import V1_ITEM_KEYS, V1_STEP_KEYS
 
 REF = "#/$defs/"
-SCALAR = {"type": ["string", "number", "boolean"]}
-TEXT = {"anyOf": [{"type": "string", "pattern": r"\S"}, {"type": ["number", "boolean"]}]}
-NULLABLE_TEXT = {"type": ["string", "number", "boolean", "null"]}
-TOKEN = {"type": "string", "pattern": r"\{\{[^}]*\}\}|\$\{[^}]*\}", "description": "a memory or args token"}
+SCALAR: JsonObject = {"type": ["string", "number", "boolean"]}
+TEXT: JsonObject = {"anyOf": [{"type": "string", "pattern": r"\S"}, {"type": ["number", "boolean"]}]}
+NULLABLE_TEXT: JsonObject = {"type": ["string", "number", "boolean", "null"]}
+TOKEN: JsonObject = {
+    "type": "string",
+    "pattern": r"\{\{[^}]*\}\}|\$\{[^}]*\}",
+    "description": "a memory or args token",
+}
 
 
 def classifier_pattern() -> str:
@@ -43,15 +49,15 @@ def classifier_pattern() -> str:
     return rf"^({firsts})(-[a-z0-9]+)*$"
 
 
-def _ref(name: str) -> dict[str, str]:
+def _ref(name: str) -> JsonObject:
     return {"$ref": REF + name}
 
 
-def _object(properties: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "additionalProperties": False, **extra}
+def _object(properties: Mapping[str, JsonValue], **extra: JsonValue) -> JsonObject:
+    return {"type": "object", "properties": dict(properties), "additionalProperties": False, **extra}
 
 
-def _by_classifier(value: dict[str, Any]) -> dict[str, Any]:
+def _by_classifier(value: JsonObject) -> JsonObject:
     return {
         "type": "object",
         "propertyNames": {"pattern": classifier_pattern()},
@@ -59,7 +65,7 @@ def _by_classifier(value: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _step_or_verify() -> list[dict[str, Any]]:
+def _step_or_verify() -> list[JsonValue]:
     """Exactly one of ``step:`` / ``verify:``; ``recordable: false`` forbids a filled recording."""
     return [
         {"oneOf": [{"required": ["step"]}, {"required": ["verify"]}]},
@@ -70,18 +76,20 @@ def _step_or_verify() -> list[dict[str, Any]]:
     ]
 
 
-def _has_calls() -> dict[str, Any]:
+def _has_calls() -> JsonObject:
     """A recording with at least one non-empty tool list (unified: per classifier; v1: ``tools``)."""
-    non_empty = {"type": "array", "minItems": 1}
+    non_empty: JsonObject = {"type": "array", "minItems": 1}
     return {"anyOf": [{"minProperties": 1, "additionalProperties": {"anyOf": [non_empty, {"not": {}}]},
                        "not": {"additionalProperties": {"maxItems": 0}}},
                       {"required": ["tools"], "properties": {"tools": non_empty}}]}  # fmt: skip
 
 
-def _config(keys: tuple[str, ...], *, v1: bool) -> dict[str, Any]:
-    props: dict[str, Any] = {key: NULLABLE_TEXT for key in keys if key in _TEXT_KEYS}
-    names = sorted({d.name for d in DRIVER_TYPES} | {d.name.lower() for d in DRIVER_TYPES})
-    optional: dict[str, Any] = {
+def _config(keys: tuple[str, ...], *, v1: bool) -> JsonObject:
+    props: JsonObject = {key: NULLABLE_TEXT for key in keys if key in _TEXT_KEYS}
+    names: list[JsonValue] = [
+        *sorted({d.name for d in DRIVER_TYPES} | {d.name.lower() for d in DRIVER_TYPES})
+    ]
+    optional: JsonObject = {
         "devices": _by_classifier({"enum": names}),
         "skip": {"anyOf": [SCALAR, _by_classifier(NULLABLE_TEXT)]} if v1 else _by_classifier(NULLABLE_TEXT),
         "tags": {"type": "array", "items": SCALAR},
@@ -98,7 +106,7 @@ def _config(keys: tuple[str, ...], *, v1: bool) -> dict[str, Any]:
     return {"type": ["object", "null"], "properties": props, "additionalProperties": False}
 
 
-def _arg() -> dict[str, Any]:
+def _arg() -> JsonObject:
     full = _object(
         {
             "type": {"enum": list(ARG_TYPES)},
@@ -107,64 +115,75 @@ def _arg() -> dict[str, Any]:
             "required": {"type": "boolean"},
         }
     )
-    assert set(full["properties"]) == set(_ARG_KEYS)
+    assert isinstance(full["properties"], dict) and set(full["properties"]) == set(_ARG_KEYS)
     return {"anyOf": [{"enum": list(ARG_TYPES)}, full], "description": "an arg type, or its full declaration"}
 
 
-def _tool_call() -> dict[str, Any]:
+def _tool_call() -> JsonObject:
     """``- toolName: {arguments}``: one key, a valid tool name; built-ins' arguments are checked."""
     return {
         "type": "object",
         "minProperties": 1,
         "maxProperties": 1,
-        "propertyNames": {"pattern": WIRE_RE.pattern, "not": {"enum": sorted(RESERVED_NAMES)}},
+        "propertyNames": {"pattern": WIRE_RE.pattern, "not": {"enum": [*sorted(RESERVED_NAMES)]}},
         "properties": builtin_argument_schemas(_DEFS),
         "additionalProperties": {"type": ["object", "null"]},
     }
 
 
-def _unified() -> dict[str, Any]:
+def _unified() -> JsonObject:
     trailhead_recording = _by_classifier({"anyOf": [{"type": "null"}, {"type": "object", "maxProperties": 0},
                                                     _ref("toolCall")]})  # fmt: skip
-    step_props = {"step": TEXT, "verify": TEXT, "recording": _by_classifier(_ref("toolList")),
-                  "recordable": {"type": "boolean"}, "maxRetries": _ref("retries")}  # fmt: skip
-    trailhead_props = {"step": TEXT, "recording": trailhead_recording, "maxRetries": _ref("retries")}
+    step_props: JsonObject = {"step": TEXT, "verify": TEXT, "recording": _by_classifier(_ref("toolList")),
+                              "recordable": {"type": "boolean"}, "maxRetries": _ref("retries")}  # fmt: skip
+    trailhead_props: JsonObject = {
+        "step": TEXT,
+        "recording": trailhead_recording,
+        "maxRetries": _ref("retries"),
+    }
     assert set(step_props) == set(STEP_KEYS) and set(trailhead_props) == set(TRAILHEAD_KEYS)
-    root = {
+    root: JsonObject = {
         "config": _config(UNIFIED_CONFIG_KEYS, v1=False),
         "trailhead": _object(trailhead_props, required=["step"]),
         "trail": {"type": "array", "minItems": 1, "items": _object(step_props, allOf=_step_or_verify())},
     }
     assert set(root) == set(ROOT_KEYS)
-    either = [{"required": ["trail"]}, {"required": ["config"], "not": {"required": ["trailhead"]}}]
+    either: list[JsonValue] = [
+        {"required": ["trail"]},
+        {"required": ["config"], "not": {"required": ["trailhead"]}},
+    ]
     return _object(root, anyOf=either, title="unified trail")
 
 
-def _v1() -> dict[str, Any]:
+def _v1() -> JsonObject:
     recording = _object({"tools": _ref("toolList")}, required=["tools"])
-    step_props = {"step": TEXT, "verify": TEXT, "recordable": {"type": "boolean"}, "recording": recording,
-                  "maxRetries": _ref("retries")}  # fmt: skip
+    step_props: JsonObject = {"step": TEXT, "verify": TEXT, "recordable": {"type": "boolean"},
+                              "recording": recording, "maxRetries": _ref("retries")}  # fmt: skip
     assert set(step_props) == set(V1_STEP_KEYS)
-    tool_name = {"type": "string", "pattern": WIRE_RE.pattern, "not": {"enum": sorted(RESERVED_NAMES)}}
-    head_props = {"step": TEXT, "tools": _ref("toolList"), "maxRetries": _ref("retries")}
+    tool_name: JsonObject = {
+        "type": "string",
+        "pattern": WIRE_RE.pattern,
+        "not": {"enum": [*sorted(RESERVED_NAMES)]},
+    }
+    head_props: JsonObject = {"step": TEXT, "tools": _ref("toolList"), "maxRetries": _ref("retries")}
     head = _object(head_props, anyOf=[{"required": ["step"]}, {"required": ["tools"]}])
-    trailhead = {"anyOf": [tool_name, head]}
-    items = {
+    trailhead: JsonObject = {"anyOf": [tool_name, head]}
+    items: JsonObject = {
         "trailhead": trailhead,
         "prompts": {"type": "array", "items": _object(step_props, allOf=_step_or_verify())},
         "tools": _ref("toolList"),
     }
     assert set(items) | {"config"} == set(V1_ITEM_KEYS)
-    item = {"oneOf": [_object({key: value}, required=[key]) for key, value in items.items()]}
+    item: JsonObject = {"oneOf": [_object({key: value}, required=[key]) for key, value in items.items()]}
     config_item = _object({"config": _config(V1_CONFIG_KEYS, v1=True)}, required=["config"])
-    first = {"anyOf": [config_item, item]}
+    first: JsonObject = {"anyOf": [config_item, item]}
     return {"type": "array", "prefixItems": [first], "items": item, "title": "legacy v1 trail"}
 
 
-_DEFS: dict[str, Any] = {}
+_DEFS: JsonObject = {}
 
 
-def trail_schema() -> dict[str, Any]:
+def trail_schema() -> JsonObject:
     """The schema of ``*.trail.yaml`` / ``trail.yaml``: unified (a mapping) or legacy v1 (a list)."""
     _DEFS.clear()
     _DEFS.update(
@@ -185,28 +204,33 @@ def trail_schema() -> dict[str, Any]:
     }
 
 
-def builtin_argument_schemas(defs: dict[str, Any]) -> dict[str, Any]:
+def builtin_argument_schemas(defs: JsonObject) -> JsonObject:
     """Per built-in tool, its arguments' schema as a trail may write them (tokens, YAML scalars)."""
     from ..tools import builtin_tools
 
-    raw: dict[str, Any] = {}
-    found: dict[str, Any] = {}
+    raw: JsonObject = {}
+    found: JsonObject = {}
     for tool in sorted(builtin_tools(), key=lambda t: t.name):
-        params = copy.deepcopy(tool.descriptor.parameters)
+        params: JsonObject = copy.deepcopy(dict(tool.descriptor.parameters))
         own = params.pop("$defs", {})
+        own = own if isinstance(own, dict) else {}
         renames = _shared_names(raw, own, tool.name)
         for name, body in own.items():
             defs[renames[name]] = _loosen(_renamed(body, renames))
-        params = _loosen(_renamed(params, renames), top=True)
-        notes = {arg: {"description": "a note for humans, ignored at replay"} for arg in ANNOTATION_ARGS}
-        params.setdefault("properties", {}).update(notes)
+        params = _loosen_inside(_renamed(params, renames))
+        notes: JsonObject = {
+            arg: {"description": "a note for humans, ignored at replay"} for arg in ANNOTATION_ARGS
+        }
+        properties = params.setdefault("properties", {})
+        if isinstance(properties, dict):  # an object schema's properties are a mapping
+            properties.update(notes)
         params.pop("title", None)
-        schema = params if params.get("required") else {"anyOf": [{"type": "null"}, params]}
+        schema: JsonObject = params if params.get("required") else {"anyOf": [{"type": "null"}, params]}
         found[tool.name] = {**schema, "description": tool.descriptor.description}
     return found
 
 
-def _shared_names(raw: dict[str, Any], own: dict[str, Any], tool: str) -> dict[str, str]:
+def _shared_names(raw: JsonObject, own: JsonObject, tool: str) -> dict[str, str]:
     """Definitions keep their class names when every tool defining one agrees on its body; a tool
     whose definitions differ from earlier ones gets its own names (``Name.tool``)."""
     if all(raw.get(name, body) == body for name, body in own.items()):
@@ -215,11 +239,15 @@ def _shared_names(raw: dict[str, Any], own: dict[str, Any], tool: str) -> dict[s
     return {name: f"{name}.{tool}" for name in own}
 
 
-def _renamed(value: Any, renames: dict[str, str]) -> Any:
+_Json = TypeVar("_Json", bound=JsonValue)
+
+
+def _renamed(value: _Json, renames: dict[str, str]) -> _Json:
     text = json.dumps(value)
     for old, new in renames.items():
         text = text.replace(f'"#/$defs/{old}"', f'"{REF}{new}"')
-    return json.loads(text)
+    same_shape: _Json = json.loads(text)  # JSON text of a value reads back as a value of its type
+    return same_shape
 
 
 #: Keywords whose value is a schema, a list of schemas, or a map of names to schemas.
@@ -228,22 +256,11 @@ _MANY = ("anyOf", "oneOf", "allOf", "prefixItems")
 _NAMED = ("properties", "patternProperties", "$defs")
 
 
-def _loosen(node: Any, *, top: bool = False) -> Any:
+def _loosen(node: JsonValue) -> JsonValue:
     """Accept what a trail may write where a value goes: a token, and text as any YAML scalar."""
     if not isinstance(node, dict):
         return node
-    loose = dict(node)
-    for key in _ONE:
-        if isinstance(loose.get(key), dict):
-            loose[key] = _loosen(loose[key])
-    for key in _MANY:
-        if isinstance(loose.get(key), list):
-            loose[key] = [_loosen(item) for item in loose[key]]
-    for key in _NAMED:
-        if isinstance(loose.get(key), dict):
-            loose[key] = {name: _loosen(schema) for name, schema in loose[key].items()}
-    if top:
-        return loose
+    loose = _loosen_inside(node)
     if loose.get("type") == "string" and "enum" not in loose:
         loose["type"] = ["string", "number", "boolean"]
     if ("type" in loose or "$ref" in loose or "enum" in loose) and loose.get("type") != "null":
@@ -251,9 +268,28 @@ def _loosen(node: Any, *, top: bool = False) -> Any:
     return loose
 
 
-def _any_case(node: dict[str, Any]) -> list[dict[str, Any]]:
+def _loosen_inside(node: JsonObject) -> JsonObject:
+    """``node`` with the schemas it holds loosened (``_loosen``), itself as it is."""
+    loose = dict(node)
+    for key in _ONE:
+        one = loose.get(key)
+        if isinstance(one, dict):
+            loose[key] = _loosen(one)
+    for key in _MANY:
+        many = loose.get(key)
+        if isinstance(many, list):
+            loose[key] = [_loosen(item) for item in many]
+    for key in _NAMED:
+        named = loose.get(key)
+        if isinstance(named, dict):
+            loose[key] = {name: _loosen(schema) for name, schema in named.items()}
+    return loose
+
+
+def _any_case(node: JsonObject) -> list[JsonObject]:
     """Built-in tools read their enum values in any case (``down`` is ``DOWN``), as upstream does."""
-    words = [v for v in node.get("enum", ()) if isinstance(v, str)]
+    listed = node.get("enum")
+    words = [v for v in listed if isinstance(v, str)] if isinstance(listed, list) else []
     if not words:
         return []
     letters = (

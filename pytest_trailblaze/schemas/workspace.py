@@ -8,23 +8,22 @@ belongs to, and the corpus test checks both sides reject the same broken files.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel
 
+from ..core.jsondata import JsonObject, JsonValue
 from ..workspace.schema import LegacyTarget, ToolFile, ToolsetConfig, TrailmapManifest, WorkspaceConfig
 
 _BODIES = ("class", "tools", "script")
 
 
-def _required(*names: str) -> dict[str, Any]:
+def _required(*names: str) -> JsonObject:
     return {"required": list(names)}
 
 
-def _tool_file_rules() -> list[dict[str, Any]]:
+def _tool_file_rules() -> list[JsonObject]:
     """At most one of class / tools / script; ``class:`` forbids description and parameters;
     ``tools:`` and ``script:`` need both (``read_tool_definition``)."""
-    pairs = [_required(a, b) for i, a in enumerate(_BODIES) for b in _BODIES[i + 1 :]]
+    pairs: list[JsonValue] = [_required(a, b) for i, a in enumerate(_BODIES) for b in _BODIES[i + 1 :]]
     return [
         {"not": {"anyOf": pairs}},
         {
@@ -38,7 +37,7 @@ def _tool_file_rules() -> list[dict[str, Any]]:
     ]
 
 
-def _mcp_server_rules() -> list[dict[str, Any]]:
+def _mcp_server_rules() -> list[JsonObject]:
     """Exactly one of ``script:`` / ``command:``; a script server takes no args or env."""
     return [
         {"oneOf": [_required("script"), _required("command")]},
@@ -65,7 +64,7 @@ MODELS: dict[str, tuple[type[BaseModel], str, str]] = {
 }
 
 
-def workspace_schema(kind: str) -> dict[str, Any]:
+def workspace_schema(kind: str) -> JsonObject:
     """The schema of one workspace file kind (see ``MODELS``)."""
     model, title, description = MODELS[kind]
     schema = model.model_json_schema(by_alias=True)
