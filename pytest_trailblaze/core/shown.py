@@ -9,7 +9,9 @@ itself always gets the whole value.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypeVar, cast
+
+V = TypeVar("V")
 
 #: The longest text shown whole.
 SHOWN_CHARS = 2_000
@@ -22,14 +24,17 @@ def clip(text: str, limit: int = SHOWN_CHARS) -> str:
     return f"{text[:limit]}… [{len(text):,} characters, {len(text) - limit:,} not shown]"
 
 
-def clip_value(value: Any, limit: int = SHOWN_CHARS) -> Any:
-    """A JSON-like ``value`` with each long string in it cut (``clip``); other values as they are."""
+def clip_value(value: V, limit: int = SHOWN_CHARS) -> V:
+    """A JSON-like ``value`` with each long string in it cut (``clip``); other values as they are.
+
+    The result has the shape of ``value`` (a dict stays a dict of the same keys, a string a string).
+    """
     if isinstance(value, str):
-        return clip(value, limit)
+        return cast(V, clip(value, limit))
     if isinstance(value, dict):
-        return {k: clip_value(v, limit) for k, v in value.items()}
+        return cast(V, {k: clip_value(v, limit) for k, v in value.items()})
     if isinstance(value, list):
-        return [clip_value(v, limit) for v in value]
+        return cast(V, [clip_value(v, limit) for v in value])
     if isinstance(value, tuple):
-        return tuple(clip_value(v, limit) for v in value)
+        return cast(V, tuple(clip_value(v, limit) for v in value))
     return value

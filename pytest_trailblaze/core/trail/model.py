@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from ..errors import SourceSpan
+from ..jsondata import JsonValue
 from .devices import platform_of
 
 #: Key of a recording that applies to any device (legacy v1 recordings carry no classifier).
@@ -29,7 +30,7 @@ class ToolCall:
     """One recorded call ``- name: {args}``; ``arg_spans`` locate each argument."""
 
     name: str
-    args: Mapping[str, Any]
+    args: Mapping[str, JsonValue]
     span: SourceSpan
     arg_spans: Mapping[str, SourceSpan] = field(default_factory=dict)
 
@@ -65,7 +66,7 @@ class ArgDecl:
     span: SourceSpan
     description: str = ""
     required: bool = True
-    default: Any = None
+    default: JsonValue = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
 
 TOKEN = re.compile(r"\$\{([^}]+)\}|\{\{([^}]+)\}\}")
 ARGS_PATH = re.compile(r"^args(\.[A-Za-z0-9_]+)+$")
@@ -24,7 +23,7 @@ def is_args_body(text: str) -> bool:
     return text.startswith("args.")
 
 
-def strings_in(value: Any) -> Iterator[str]:
+def strings_in(value: object) -> Iterator[str]:
     """Every string scalar inside a JSON-like value."""
     if isinstance(value, str):
         yield value
@@ -36,7 +35,7 @@ def strings_in(value: Any) -> Iterator[str]:
             yield from strings_in(item)
 
 
-def malformed_arg_tokens(value: Any) -> list[str]:
+def malformed_arg_tokens(value: object) -> list[str]:
     """Tokens that start with ``args.`` but are not a dotted path."""
     bad = []
     for text in strings_in(value):
@@ -49,7 +48,7 @@ def malformed_arg_tokens(value: Any) -> list[str]:
     return bad
 
 
-def args_references(value: Any) -> list[str]:
+def args_references(value: object) -> list[str]:
     """Names of the args referenced by well-formed ``{{args.x...}}`` tokens."""
     names = []
     for text in strings_in(value):

@@ -21,11 +21,12 @@ import functools
 import math
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from ..jsondata import JsonValue
 from .yaml_compat import ComposerDepth, composer_reports_depth, without_implicit_resolvers
 
 #: Collections nested deeper than this are refused (real trails nest fewer than 15 levels).
@@ -61,7 +62,7 @@ class YamlInt(int):
     def __str__(self) -> str:
         return self.source
 
-    def __reduce__(self) -> tuple[Any, ...]:
+    def __reduce__(self) -> tuple[type[YamlInt], tuple[int, str]]:
         return (YamlInt, (int(self), self.source))
 
 
@@ -78,7 +79,7 @@ class YamlFloat(float):
     def __str__(self) -> str:
         return self.source
 
-    def __reduce__(self) -> tuple[Any, ...]:
+    def __reduce__(self) -> tuple[type[YamlFloat], tuple[float, str]]:
         return (YamlFloat, (float(self), self.source))
 
 
@@ -89,7 +90,7 @@ def source_text(value: bool | int | float) -> str:
     return str(value)
 
 
-def plain_values(value: Any) -> Any:
+def plain_values(value: JsonValue) -> JsonValue:
     """``value`` with YAML numbers turned into plain ``int`` / ``float`` at any depth (for values
     that must serialize as themselves, like a parameter's default in a JSON Schema)."""
     if isinstance(value, YamlInt):
@@ -103,10 +104,17 @@ def plain_values(value: Any) -> Any:
     return value
 
 
+class Mark(Protocol):
+    """Where a YAML node or event starts, 0-based (PyYAML's Python and C parsers each have a class)."""
+
+    line: int
+    column: int
+
+
 class NestingTooDeep(yaml.YAMLError):
     """Composition stopped: a collection at ``mark`` holds values nested deeper than ``MAX_NESTING``."""
 
-    def __init__(self, mark: Any) -> None:
+    def __init__(self, mark: Mark | None) -> None:
         super().__init__(f"nesting deeper than {MAX_NESTING} levels")
         self.mark = mark
 
@@ -156,7 +164,7 @@ def compose(text: str) -> Node | None:
 
 def _check_depth_by_events(text: str) -> None:
     """The nesting limit from the event stream, which the parser produces without recursion."""
-    open_marks: list[Any] = []  # start marks of the collections enclosing the next event
+    open_marks: list[Mark | None] = []  # start marks of the collections enclosing the next event
     for event in yaml.parse(text, Loader=CoreLoader):
         if isinstance(event, yaml.CollectionEndEvent):
             open_marks.pop()
@@ -175,9 +183,10 @@ def plain_tag(text: str) -> str:
     return TAG_STR
 
 
-def scalar(node: ScalarNode) -> Any:
+def scalar(node: ScalarNode) -> JsonValue:
     """The value of a scalar node with a core tag (checked by ``tag_problems`` first)."""
-    tag, text = node.tag, node.value
+    tag = node.tag
+    text: str = node.value  # a scalar node's value is its text
     if tag == TAG_STR:
         return text
     if tag == TAG_NULL:

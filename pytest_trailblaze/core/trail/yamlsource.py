@@ -10,16 +10,17 @@ problem of its own.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import overload
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..errors import Problem, SourceSpan
+from ..jsondata import JsonObject, JsonValue
 from . import yamlcore
-from .yamlcore import MAX_NESTING, TAG_BOOL, TAG_FLOAT, TAG_INT, TAG_MERGE, TAG_NULL, TAG_STR
+from .yamlcore import MAX_NESTING, TAG_BOOL, TAG_FLOAT, TAG_INT, TAG_MERGE, TAG_NULL, TAG_STR, Mark
 
 __all__ = [
     "TAG_BOOL",
@@ -60,7 +61,7 @@ class _TooDeep(Exception):
     """Internal: aliases nest values deeper than ``MAX_NESTING``; unwind to ``value``."""
 
 
-def did_you_mean(word: str, choices: Any) -> str:
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """A ``did you mean 'x'?`` hint, or an empty string when nothing is close."""
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"did you mean '{close[0]}'?" if close else ""
@@ -142,7 +143,7 @@ class Source:
             )
         return not found
 
-    def nesting_problem(self, mark: Any) -> None:
+    def nesting_problem(self, mark: Mark | None) -> None:
         span = SourceSpan(self.path, mark.line + 1, mark.column + 1) if mark else SourceSpan(self.path, 1, 1)
         why = "no trail nests that deep; the limit keeps a hostile file from crashing the run"
         self.problems.append(Problem(span, f"nesting deeper than {MAX_NESTING}", why, NESTING_FIX))
@@ -215,7 +216,13 @@ class Source:
                 pairs.extend((k, v) for k, v in source.value if k.tag != TAG_MERGE)
         return pairs
 
-    def value(self, node: Node) -> Any:
+    @overload
+    def value(self, node: MappingNode) -> JsonObject | None: ...
+
+    @overload
+    def value(self, node: Node) -> JsonValue: ...
+
+    def value(self, node: Node) -> JsonValue:
         """The plain Python value of a node: dict, list, str, int, float or bool (None for null).
 
         Aliases are followed, but an alias that refers to its own anchor and an alias fan-out
@@ -237,7 +244,7 @@ class Source:
             )
             return None
 
-    def _build(self, node: Node, active: set[int], count: list[int]) -> Any:
+    def _build(self, node: Node, active: set[int], count: list[int]) -> JsonValue:
         count[0] += 1
         if count[0] > _MAX_VALUES:
             raise _TooBig
@@ -308,7 +315,7 @@ class Source:
         )
 
 
-def load_value(text: str, path: str) -> tuple[Any, list[Problem]]:
+def load_value(text: str, path: str) -> tuple[JsonValue, list[Problem]]:
     """A whole YAML document as plain values, read like every other file (core schema, nesting
     limit, no tags beyond it), and the problems met; for files without a grammar of their own."""
     src = Source(path)
@@ -317,7 +324,7 @@ def load_value(text: str, path: str) -> tuple[Any, list[Problem]]:
     return value, src.problems
 
 
-def scalar_value(node: ScalarNode) -> Any:
+def scalar_value(node: ScalarNode) -> JsonValue:
     """Build a scalar by the core schema: null, bool, ``YamlInt``, ``YamlFloat`` or str."""
     return yamlcore.scalar(node)
 
