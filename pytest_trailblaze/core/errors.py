@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .jsondata import JsonValue
 from .masking import visible
 
 
@@ -114,7 +115,7 @@ class ToolError(TrailblazeError):
     def __init__(self, message: str, *, tool: str = "") -> None:
         self.tool = tool
         #: The interpolated, masked arguments of the failing call (set by the registry).
-        self.arguments: dict[str, Any] | None = None
+        self.arguments: dict[str, JsonValue] | None = None
         super().__init__(message)
 
 

@@ -30,7 +30,7 @@ import html
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TextIO, Union
+from typing import Any, TextIO, TypeVar, Union, cast
 from urllib.parse import quote, quote_plus
 
 MASK = "********"
@@ -47,6 +47,8 @@ SHORT_SECRET = 2
 KEEP = True
 PAIRS = "pairs"
 Shape = Mapping[str, Union[bool, str, "Shape"]]
+#: Any value the masking functions copy: the copy has the same type.
+V = TypeVar("V")
 
 
 class Masker:
@@ -67,7 +69,7 @@ class Masker:
     def __bool__(self) -> bool:
         return bool(self.values)
 
-    def holds(self, value: Any) -> bool:
+    def holds(self, value: object) -> bool:
         """True when a string value anywhere inside ``value`` holds a secret (or a piece cut by ``...``)."""
         if isinstance(value, str):
             return _mask_text(self.values, value) != value
@@ -80,7 +82,7 @@ class Masker:
     def text(self, text: str) -> str:
         return _mask_text(self.values, text) if self.values else text
 
-    def value(self, value: Any, shape: Shape | None = None) -> Any:
+    def value(self, value: V, shape: Shape | None = None) -> V:
         """A copy of a JSON-like ``value`` with every string value masked; keys, other objects and
         the fields ``shape`` names stay as they are."""
         return rewrite(value, self.text, shape) if self.values else value
@@ -181,7 +183,7 @@ class MaskingStream:
         return getattr(self.wrapped, name)
 
 
-def mask_with(secrets: Iterable[str], value: Any) -> Any:
+def mask_with(secrets: Iterable[str], value: V) -> V:
     """A copy of ``value`` with every occurrence of any secret replaced by ``********``.
 
     Occurrences are found in the original text and overlapping ones merged, so a secret inside
@@ -190,15 +192,16 @@ def mask_with(secrets: Iterable[str], value: Any) -> Any:
     return Masker({str(n): secret for n, secret in enumerate(secrets)}).value(value)
 
 
-def rewrite(value: Any, change: Callable[[str], str], shape: Shape | None = None) -> Any:
+def rewrite(value: V, change: Callable[[str], str], shape: Shape | None = None) -> V:
     """A copy of a JSON-like ``value`` with ``change`` applied to every string value: never to a
-    key, nor to a field ``shape`` marks ``KEEP`` (structure that readers parse)."""
+    key, nor to a field ``shape`` marks ``KEEP`` (structure that readers parse). The copy has the
+    shape of ``value``: a dict stays a dict of the same keys, a list a list, a string a string."""
     if isinstance(value, str):
-        return change(value)
+        return cast(V, change(value))
     if isinstance(value, dict):
         if not shape:
-            return {k: rewrite(v, change) for k, v in value.items()}
-        kept = {}
+            return cast(V, {k: rewrite(v, change) for k, v in value.items()})
+        kept: dict[object, object] = {}
         for key, item in value.items():
             inner = shape.get(key)
             if inner is KEEP:
@@ -207,15 +210,15 @@ def rewrite(value: Any, change: Callable[[str], str], shape: Shape | None = None
                 kept[key] = [_pair(pair, change) for pair in item]
             else:
                 kept[key] = rewrite(item, change, inner if isinstance(inner, Mapping) else None)
-        return kept
+        return cast(V, kept)
     if isinstance(value, list):
-        return [rewrite(v, change, shape) for v in value]
+        return cast(V, [rewrite(v, change, shape) for v in value])
     if isinstance(value, tuple):
-        return tuple(rewrite(v, change, shape) for v in value)
+        return cast(V, tuple(rewrite(v, change, shape) for v in value))
     return value
 
 
-def _pair(pair: Any, change: Callable[[str], str]) -> Any:
+def _pair(pair: object, change: Callable[[str], str]) -> object:
     if isinstance(pair, (list, tuple)) and pair:
         return type(pair)([pair[0], *(rewrite(v, change) for v in pair[1:])])
     return rewrite(pair, change)
@@ -243,7 +246,7 @@ def _escape_control(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def has_controls(value: Any) -> bool:
+def has_controls(value: object) -> bool:
     """Whether a string value anywhere in ``value`` holds a character ``visible`` would rewrite."""
     if isinstance(value, str):
         return _CONTROLS.search(value) is not None

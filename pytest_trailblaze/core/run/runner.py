@@ -13,7 +13,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from ..errors import (
     AgentStepRequired,
@@ -23,6 +23,7 @@ from ..errors import (
     TrailblazeError,
     TrailheadError,
 )
+from ..jsondata import JsonValue
 from ..masking import MASK
 from ..shown import clip, clip_value
 from ..tooling.context import ToolContext
@@ -124,7 +125,7 @@ class RunListener(Protocol):
 
 
 #: Takes an agent step; returns None to decline, anything else when done; raises on failure.
-AgentCallback = Callable[[ResolvedStep, ToolContext], Any]
+AgentCallback = Callable[[ResolvedStep, ToolContext], object]
 
 
 @dataclass
@@ -247,7 +248,7 @@ class StepFailureInfo(StepFailure):
         step: ResolvedStep,
         call: ToolCall,
         index: int,
-        arguments: dict[str, Any],
+        arguments: dict[str, JsonValue],
         cause: str,
     ) -> None:
         super().__init__(message)
@@ -309,7 +310,7 @@ def step_headline(step: ResolvedStep, cause: str) -> str:
 
 
 def describe_failure(
-    step: ResolvedStep, call: ToolCall, index: int, arguments: dict[str, Any], cause: str
+    step: ResolvedStep, call: ToolCall, index: int, arguments: dict[str, JsonValue], cause: str
 ) -> str:
     count = len(step.calls or ())
     head = f"{step.step.span}: {step.label} failed: {step.step.text}"
@@ -319,7 +320,7 @@ def describe_failure(
     return "\n".join([head, tool_line, body])
 
 
-def shown_arguments(call: ToolCall, ctx: ToolContext) -> dict[str, Any]:
+def shown_arguments(call: ToolCall, ctx: ToolContext) -> dict[str, JsonValue]:
     """The call's arguments as the registry showed them: interpolated, secrets and sensitive masked."""
     args = {k: v for k, v in call.args.items() if k not in ANNOTATION_ARGS}
     try:
@@ -363,5 +364,5 @@ def _shown_path(filename: str) -> str:
         return filename
 
 
-def render_args(arguments: dict[str, Any]) -> str:
+def render_args(arguments: dict[str, JsonValue]) -> str:
     return json.dumps(arguments, ensure_ascii=False, default=str, separators=(", ", ": "))

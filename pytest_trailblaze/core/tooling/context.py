@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import FatalToolError, ToolError
-from ..jsondata import JsonObject
+from ..jsondata import JsonObject, JsonValue
 from ..system.pycall import CodeRoots
 from ..trail.devices import form_factor
 from ..trail.lineage import resolution_chain, segments_for
@@ -93,7 +93,7 @@ class ToolContext:
     def platform(self) -> str:
         return self.device.platform
 
-    def run(self, name: str, params: Mapping[str, Any] | None = None) -> ToolResult:
+    def run(self, name: str, params: Mapping[str, JsonValue] | None = None) -> ToolResult:
         """Call another tool through the same dispatcher; failures raise."""
         caller = self.call_chain or ((self.current_tool,) if self.current_tool else ())
         if self.depth + 1 > MAX_DEPTH:
@@ -120,7 +120,7 @@ class ToolContext:
         )
         return self.registry.execute(name, dict(params or {}), nested)
 
-    def execute(self, name: str, params: Mapping[str, Any] | None = None) -> dict[str, str]:
+    def execute(self, name: str, params: Mapping[str, JsonValue] | None = None) -> dict[str, str]:
         """Synchronously run another tool; recoverable failures come back as an Error object.
 
         Returns ``{"type": "Success", "message": ...}`` or ``{"type": "Error", "message": ...}``.

@@ -16,9 +16,10 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import TypeVar, overload
 
 from ..errors import ConfigurationError, Problem
+from ..jsondata import JsonValue
 from ..masking import MASK as MASK  # re-exported: tools and the registry read it here
 from ..masking import Masker
 from ..masking import mask_with as mask_with
@@ -34,6 +35,8 @@ MAX_EXPANDED_CHARS = 1_000_000
 #: page's HTML, a JSON document); past it, repetition is at work, not data.
 MAX_INTERPOLATED_CHARS = 64 * 1024 * 1024
 
+V = TypeVar("V")
+
 
 class ExpansionTooBig(ConfigurationError):
     """A value whose tokens expand past ``MAX_EXPANDED_CHARS``."""
@@ -45,14 +48,14 @@ class Memory:
     def __init__(self, *, blank_unknown: bool = False) -> None:
         self._values: dict[str, str] = {}
         self._secret_keys: set[str] = set()
-        self._args: dict[str, Any] = {}
+        self._args: dict[str, JsonValue] = {}
         self._blank_unknown = blank_unknown
         self.unresolved: set[str] = set()
         #: The filter of the secrets as they are now; built on first use, dropped when one changes.
         self._masker: Masker | None = None
 
     # -- values -------------------------------------------------------------------------------
-    def set(self, key: str, value: Any, *, secret: bool = False) -> None:
+    def set(self, key: str, value: object, *, secret: bool = False) -> None:
         """Store ``value`` (as text, like upstream) under ``key``; secrets stay secret for the run."""
         self._values[key] = value if isinstance(value, str) else _as_text(value)
         if secret:
@@ -86,17 +89,17 @@ class Memory:
         """Values that may leave the process (tool servers, reports): secrets left out."""
         return {k: v for k, v in self._values.items() if k not in self._secret_keys}
 
-    def seed(self, values: Mapping[str, Any], *, secret: bool = False) -> None:
+    def seed(self, values: Mapping[str, object], *, secret: bool = False) -> None:
         for key, value in values.items():
             self.set(key, value, secret=secret)
 
     # -- args ---------------------------------------------------------------------------------
     @property
-    def args(self) -> Mapping[str, Any]:
+    def args(self) -> Mapping[str, JsonValue]:
         """Bound trail args; immutable for the run."""
         return MappingProxyType(self._args)
 
-    def bind_args(self, decls: Mapping[str, ArgDecl], provided: Mapping[str, Any]) -> None:
+    def bind_args(self, decls: Mapping[str, ArgDecl], provided: Mapping[str, JsonValue]) -> None:
         """Bind provided values to declarations, then resolve tokens in string values.
 
         A string arg, provided or default, may reference memory (``{{memory.email}}``) and other
@@ -120,7 +123,9 @@ class Memory:
             if not ready:
                 break
             for name in ready:
-                values[name] = self._substitute(values[name], self._replace)
+                text = values[name]
+                if isinstance(text, str):  # pending names text args only
+                    values[name] = self._substitute(text, self._replace)
                 pending.discard(name)
 
         def keep_cyclic(match: re.Match[str]) -> str:
@@ -131,10 +136,18 @@ class Memory:
             return self._replace(match)
 
         for name in pending:
-            values[name] = self._substitute(values[name], keep_cyclic)
+            text = values[name]
+            if isinstance(text, str):
+                values[name] = self._substitute(text, keep_cyclic)
 
     # -- interpolation ------------------------------------------------------------------------
-    def interpolate(self, value: Any) -> Any:
+    @overload
+    def interpolate(self, value: dict[str, JsonValue]) -> dict[str, JsonValue]: ...
+
+    @overload
+    def interpolate(self, value: JsonValue) -> JsonValue: ...
+
+    def interpolate(self, value: JsonValue) -> JsonValue:
         """Resolve tokens inside every string of a JSON-like value."""
         if isinstance(value, str):
             return self._interpolate_text(value) if ("{{" in value or "${" in value) else value
@@ -144,7 +157,7 @@ class Memory:
             return [self.interpolate(v) for v in value]
         return value
 
-    def _interpolate_text(self, text: str) -> Any:
+    def _interpolate_text(self, text: str) -> JsonValue:
         whole = TOKEN.fullmatch(text)
         if whole is not None and is_args_body(body(whole)):
             found, value = self._lookup_arg(body(whole))
@@ -189,7 +202,7 @@ class Memory:
                 return True, self._values[candidate]
         return False, ""
 
-    def _lookup_arg(self, path: str) -> tuple[bool, Any]:
+    def _lookup_arg(self, path: str) -> tuple[bool, JsonValue]:
         if not ARGS_PATH.match(path):
             raise ConfigurationError(
                 f"malformed args token '{{{{{path}}}}}': "
@@ -198,7 +211,7 @@ class Memory:
         parts = path.split(".")[1:]
         if parts[0] not in self._args:
             return False, None
-        value: Any = self._args[parts[0]]
+        value = self._args[parts[0]]
         for part in parts[1:]:
             if isinstance(value, dict) and part in value:
                 value = value[part]
@@ -221,14 +234,14 @@ class Memory:
         """Secret values, longest first so overlapping secrets mask completely."""
         return self.masker.values
 
-    def mask(self, value: Any) -> Any:
+    def mask(self, value: V) -> V:
         """A copy of ``value`` with every secret value replaced by ``********``."""
         if not self._secret_keys:  # the common case, on every tool call: no filter to build
             return value
         return self.masker.value(value)
 
 
-def _as_text(value: Any) -> str:
+def _as_text(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (dict, list)):
@@ -237,7 +250,7 @@ def _as_text(value: Any) -> str:
 
 
 # -- args binding ---------------------------------------------------------------------------
-def bind_args(decls: Mapping[str, ArgDecl], provided: Mapping[str, Any]) -> dict[str, Any]:
+def bind_args(decls: Mapping[str, ArgDecl], provided: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
     """Typed values for every declared arg; unknown, missing or mistyped values are errors."""
     problems = []
     for name in provided:
@@ -245,7 +258,7 @@ def bind_args(decls: Mapping[str, ArgDecl], provided: Mapping[str, Any]) -> dict
             hint = did_you_mean(name, decls)
             known = ", ".join(decls) or "none"
             problems.append(f"unknown arg '{name}' (declared: {known}){'; ' + hint if hint else ''}")
-    bound: dict[str, Any] = {}
+    bound: dict[str, JsonValue] = {}
     for name, decl in decls.items():
         if name in provided:
             try:
@@ -267,7 +280,7 @@ def bind_args(decls: Mapping[str, ArgDecl], provided: Mapping[str, Any]) -> dict
     return bound
 
 
-def expansion_problems(decls: Mapping[str, ArgDecl], values: Mapping[str, Any]) -> list[Problem]:
+def expansion_problems(decls: Mapping[str, ArgDecl], values: Mapping[str, JsonValue]) -> list[Problem]:
     """Args whose ``{{args.x}}`` references would expand past ``MAX_EXPANDED_CHARS``, found from the
     sizes alone (nothing is expanded): each arg's size is its own text plus, per reference, the size
     of the arg it names. Memory tokens count as written (their values come at run time, where the
@@ -306,7 +319,7 @@ def expansion_problems(decls: Mapping[str, ArgDecl], values: Mapping[str, Any]) 
     return problems
 
 
-def coerce_arg(decl: ArgDecl, value: Any) -> Any:
+def coerce_arg(decl: ArgDecl, value: JsonValue) -> JsonValue:
     """Coerce a provided value by the declared type; CLI values arrive as text."""
     if value is None:
         raise ValueError("args never hold null; give a value")
@@ -328,7 +341,7 @@ def coerce_arg(decl: ArgDecl, value: Any) -> Any:
     return value
 
 
-def _coerce_bool(value: Any) -> bool:
+def _coerce_bool(value: object) -> bool:
     if isinstance(value, bool):
         return value
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
@@ -339,7 +352,7 @@ def _coerce_bool(value: Any) -> bool:
 _INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
 
 
-def _coerce_number(value: Any, *, integer: bool) -> int | float:
+def _coerce_number(value: object, *, integer: bool) -> int | float:
     kind = "an integer" if integer else "a number"
     if isinstance(value, bool):
         raise ValueError(f"expects {kind}, got {value!r}")

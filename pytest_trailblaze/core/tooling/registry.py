@@ -12,7 +12,7 @@ import time
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..docs import docs_page
 from ..errors import (
@@ -23,6 +23,7 @@ from ..errors import (
     UnknownToolError,
     UnsupportedToolError,
 )
+from ..jsondata import JsonValue
 from ..shown import clip, clip_value
 from ..trail.tokens import strings_in
 from ..trail.yamlsource import did_you_mean
@@ -44,14 +45,14 @@ FAILURE_CHARS = 10_000
 class ToolObserver(Protocol):
     """Receives every tool call; the plugin turns these into ``pytest_trailblaze_*`` hooks."""
 
-    def before_tool(self, name: str, args: Mapping[str, Any], ctx: ToolContext) -> None: ...
+    def before_tool(self, name: str, args: Mapping[str, JsonValue], ctx: ToolContext) -> None: ...
 
     def after_tool(
-        self, name: str, args: Mapping[str, Any], result: ToolResult, ctx: ToolContext
+        self, name: str, args: Mapping[str, JsonValue], result: ToolResult, ctx: ToolContext
     ) -> None: ...
 
     def tool_error(
-        self, name: str, args: Mapping[str, Any], error: BaseException, ctx: ToolContext
+        self, name: str, args: Mapping[str, JsonValue], error: BaseException, ctx: ToolContext
     ) -> None: ...
 
 
@@ -65,7 +66,7 @@ class ToolLogEntry:
     """
 
     name: str
-    args: Mapping[str, Any]
+    args: Mapping[str, JsonValue]
     success: bool | None
     message: str
     duration_ms: float
@@ -169,7 +170,7 @@ class ToolRegistry:
         return tool
 
     # -- dispatch ---------------------------------------------------------------------------
-    def execute(self, name: str, raw_args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+    def execute(self, name: str, raw_args: Mapping[str, JsonValue], ctx: ToolContext) -> ToolResult:
         """Interpolate, validate and run one tool call; every path through here is observed."""
         args = {k: v for k, v in dict(raw_args).items() if k not in ANNOTATION_ARGS}
         try:
@@ -212,7 +213,7 @@ class ToolRegistry:
         return result
 
 
-def _scrub(exc: BaseException, args: Mapping[str, Any], hidden: frozenset[str]) -> None:
+def _scrub(exc: BaseException, args: Mapping[str, JsonValue], hidden: frozenset[str]) -> None:
     """Remove the values of sensitive arguments from an error's message before anyone sees it, and
     cut a message too long to show (an assertion quoting a 50 MB value)."""
     values = [text for key in hidden if key in args for text in (*strings_in(args[key]), str(args[key]))]
@@ -221,7 +222,7 @@ def _scrub(exc: BaseException, args: Mapping[str, Any], hidden: frozenset[str]) 
         exc.args = (clip(message, FAILURE_CHARS), *exc.args[1:])
 
 
-def _shown(args: Mapping[str, Any], hidden: frozenset[str], ctx: ToolContext) -> dict[str, Any]:
+def _shown(args: Mapping[str, JsonValue], hidden: frozenset[str], ctx: ToolContext) -> dict[str, JsonValue]:
     """The arguments as a human may see them: secrets and sensitive arguments masked, long texts cut."""
     shown = clip_value(ctx.memory.mask(dict(args)))
     return {k: (MASK if k in hidden else v) for k, v in shown.items()}
@@ -230,7 +231,9 @@ def _shown(args: Mapping[str, Any], hidden: frozenset[str], ctx: ToolContext) ->
 class _LogSlot:
     """A tool-log entry opened at the start of a call and completed when it ends."""
 
-    def __init__(self, ctx: ToolContext, name: str, shown: Mapping[str, Any], tool: Tool | None) -> None:
+    def __init__(
+        self, ctx: ToolContext, name: str, shown: Mapping[str, JsonValue], tool: Tool | None
+    ) -> None:
         self.ctx = ctx
         self.name = name
         self.log: list[ToolLogEntry] | None = getattr(ctx, "tool_log", None)
