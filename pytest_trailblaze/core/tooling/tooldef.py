@@ -21,6 +21,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
 from ..errors import ToolArgumentError, ToolError, ToolFailure
+from ..jsondata import JsonValue
 from ..system.foreign import ForeignExit, foreign_code
 from ..system.offloop import ASYNC_TOOLS
 from ..trail.yamlcore import YamlFloat, YamlInt, source_text
@@ -50,7 +51,7 @@ class ToolDescriptor:
 
     @cached_property
     def parameters(self) -> Mapping[str, Any]:
-        """The JSON Schema of the arguments."""
+        """The JSON Schema of the arguments (JSON data; its readers index into it unnarrowed)."""
         return self.schema_factory()
 
 
@@ -60,10 +61,10 @@ class ToolResult:
 
     success: bool = True
     message: str = ""
-    data: Any = None
+    data: object = None
 
     @staticmethod
-    def of(value: Any) -> ToolResult:
+    def of(value: object) -> ToolResult:
         """Normalise a tool function's return value."""
         if isinstance(value, ToolResult):
             return value
@@ -85,8 +86,12 @@ class Tool:
     def name(self) -> str:
         return self.descriptor.name
 
-    def validate(self, args: Mapping[str, Any]) -> Any:
-        """Check arguments; raise ``ToolArgumentError`` naming the argument and the tool."""
+    def validate(self, args: Mapping[str, JsonValue]) -> Any:
+        """Check arguments; raise ``ToolArgumentError`` naming the argument and the tool.
+
+        Each kind of tool validates into its own form (a pydantic model, a dict), which only its
+        own ``invoke`` reads: hence ``Any`` between the two.
+        """
         return dict(args)
 
     def invoke(self, ctx: ToolContext, validated: Any) -> ToolResult:
@@ -97,7 +102,7 @@ class CaseInsensitiveEnum(enum.StrEnum):
     """Enum parameters accept any letter case, as upstream's serializer does (``left`` = ``LEFT``)."""
 
     @classmethod
-    def _missing_(cls, value: object) -> Any:
+    def _missing_(cls, value: object) -> CaseInsensitiveEnum | None:
         if isinstance(value, str):
             for member in cls:
                 if member.value.lower() == value.strip().lower():
@@ -108,7 +113,7 @@ class CaseInsensitiveEnum(enum.StrEnum):
 class PythonTool(Tool):
     """A tool whose implementation is a typed Python function ``fn(ctx, **params)``."""
 
-    def __init__(self, fn: Callable[..., Any], descriptor: ToolDescriptor) -> None:
+    def __init__(self, fn: Callable[..., object], descriptor: ToolDescriptor) -> None:
         self.fn = fn
         self.descriptor = descriptor
 
@@ -116,7 +121,7 @@ class PythonTool(Tool):
     def model(self) -> type[BaseModel]:
         return arguments_model(self.fn, self.descriptor.name)
 
-    def validate(self, args: Mapping[str, Any]) -> BaseModel:
+    def validate(self, args: Mapping[str, JsonValue]) -> BaseModel:
         try:
             return self.model.model_validate(dict(args))
         except ValidationError as exc:
@@ -140,11 +145,11 @@ class PythonTool(Tool):
             raise ToolFailure(f"{self.name} {exc}", tool=self.name) from None
 
 
-def arguments_model(fn: Callable[..., Any], name: str) -> type[BaseModel]:
+def arguments_model(fn: Callable[..., object], name: str) -> type[BaseModel]:
     """A pydantic model of ``fn``'s parameters after the first (the tool context)."""
     hints = get_type_hints(fn, include_extras=True)
     params = list(inspect.signature(fn).parameters.values())[1:]
-    fields: dict[str, Any] = {}
+    fields: dict[str, Any] = {}  # create_model's keywords: (annotation, default) per field
     takes_any = any(p.kind == p.VAR_KEYWORD for p in params)
     for param in params:
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
@@ -189,7 +194,7 @@ def tool(
     toolset: str | None = None,
     source: str | None = None,
     sensitive_args: Iterable[str] = (),
-) -> Callable[[Callable[..., Any]], PythonTool]:
+) -> Callable[[Callable[..., object]], PythonTool]:
     """Declare a Python function as a Trailblaze tool.
 
     The function takes the tool context first, then its parameters with type hints; the
@@ -198,7 +203,7 @@ def tool(
     whose sync API belongs to the trail's thread.
     """
 
-    def decorate(fn: Callable[..., Any]) -> PythonTool:
+    def decorate(fn: Callable[..., object]) -> PythonTool:
         tool_name = name or fn.__name__
         doc = description if description is not None else inspect.cleandoc(fn.__doc__ or "").split("\n\n")[0]
         holder: list[PythonTool] = []
@@ -236,7 +241,7 @@ class _LenientSchema(GenerateJsonSchema):
 _NATIVE = {bool: ("boolean",), YamlInt: ("integer", "number"), YamlFloat: ("number",)}
 
 
-def bind_tool_arguments(tool: Tool, args: Mapping[str, Any]) -> dict[str, Any]:
+def bind_tool_arguments(tool: Tool, args: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
     """``args`` as ``tool`` takes them: ``bind_source_text`` against the tool's JSON Schema.
 
     Only YAML numbers and booleans are ever rewritten, so arguments that hold none (most calls)
@@ -248,7 +253,7 @@ def bind_tool_arguments(tool: Tool, args: Mapping[str, Any]) -> dict[str, Any]:
     return bind_source_text(tool.descriptor.parameters, args)
 
 
-def _holds_yaml_scalar(value: Any) -> bool:
+def _holds_yaml_scalar(value: object) -> bool:
     """Whether ``value`` is, or holds at any depth, a value ``_bind`` may rewrite."""
     if isinstance(value, dict):
         return any(_holds_yaml_scalar(v) for v in value.values())
@@ -257,7 +262,7 @@ def _holds_yaml_scalar(value: Any) -> bool:
     return type(value) in _NATIVE
 
 
-def bind_source_text(schema: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
+def bind_source_text(schema: Mapping[str, JsonValue], args: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
     """Arguments where every YAML number or boolean bound to a string-typed parameter (at any
     depth) is replaced by the text it was written as: ``017`` -> ``"017"``, ``1.10`` -> ``"1.10"``.
 
@@ -268,7 +273,9 @@ def bind_source_text(schema: Mapping[str, Any], args: Mapping[str, Any]) -> dict
     return {key: _bind(_property(schema, key, schema), value, schema) for key, value in args.items()}
 
 
-def _bind(schema: Mapping[str, Any] | None, value: Any, root: Mapping[str, Any]) -> Any:
+def _bind(
+    schema: Mapping[str, JsonValue] | None, value: JsonValue, root: Mapping[str, JsonValue]
+) -> JsonValue:
     if schema is None:
         return value
     if isinstance(value, dict):
@@ -278,7 +285,7 @@ def _bind(schema: Mapping[str, Any] | None, value: Any, root: Mapping[str, Any])
         target = _branch(schema, "array", root)
         return [_bind(_item(target, i, root), v, root) for i, v in enumerate(value)]
     native = _NATIVE.get(type(value))
-    if native is None:
+    if native is None or not isinstance(value, (bool, int, float)):
         return value
     types = _types(schema, root)
     if types is None or "string" not in types or any(t in types for t in native):
@@ -286,30 +293,33 @@ def _bind(schema: Mapping[str, Any] | None, value: Any, root: Mapping[str, Any])
     return source_text(value)
 
 
-def _resolve(schema: Any, root: Mapping[str, Any]) -> Mapping[str, Any] | None:
+def _resolve(schema: object, root: Mapping[str, JsonValue]) -> Mapping[str, JsonValue] | None:
     """A subschema with a local ``$ref`` followed (``#/$defs/X``); None when it says nothing."""
     if not isinstance(schema, Mapping):
         return None
     ref = schema.get("$ref")
     if isinstance(ref, str) and ref.startswith("#/"):
-        target: Any = root
+        target: object = root
         for part in ref[2:].split("/"):
             target = target.get(part) if isinstance(target, Mapping) else None
         return target if isinstance(target, Mapping) else None
     return schema
 
 
-def _alternatives(schema: Mapping[str, Any], root: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+def _alternatives(
+    schema: Mapping[str, JsonValue], root: Mapping[str, JsonValue]
+) -> list[Mapping[str, JsonValue]]:
     found = [schema]
     for key in ("anyOf", "oneOf", "allOf"):
-        for option in schema.get(key) or ():
+        options = schema.get(key)
+        for option in options if isinstance(options, (list, dict, str)) else ():
             resolved = _resolve(option, root)
             if resolved is not None:
                 found.extend(_alternatives(resolved, root))
     return found
 
 
-def _types(schema: Mapping[str, Any], root: Mapping[str, Any]) -> set[str] | None:
+def _types(schema: Mapping[str, JsonValue], root: Mapping[str, JsonValue]) -> set[str] | None:
     """The JSON types a schema accepts; None when it does not say (any value goes)."""
     types: set[str] = set()
     for option in _alternatives(schema, root):
@@ -318,12 +328,18 @@ def _types(schema: Mapping[str, Any], root: Mapping[str, Any]) -> set[str] | Non
             types.add(given)
         elif isinstance(given, list):
             types.update(t for t in given if isinstance(t, str))
-        listed = [*(option.get("enum") or ()), *([option["const"]] if "const" in option else [])]
+        enum = option.get("enum")
+        listed = [
+            *(enum if isinstance(enum, (list, dict, str)) else ()),
+            *([option["const"]] if "const" in option else []),
+        ]
         types.update("string" if isinstance(v, str) else "other" for v in listed)
     return types or None
 
 
-def _branch(schema: Mapping[str, Any], kind: str, root: Mapping[str, Any]) -> Mapping[str, Any]:
+def _branch(
+    schema: Mapping[str, JsonValue], kind: str, root: Mapping[str, JsonValue]
+) -> Mapping[str, JsonValue]:
     """The alternative of a union that describes values of JSON type ``kind``."""
     for option in _alternatives(schema, root):
         given = option.get("type")
@@ -332,14 +348,18 @@ def _branch(schema: Mapping[str, Any], kind: str, root: Mapping[str, Any]) -> Ma
     return schema
 
 
-def _property(schema: Mapping[str, Any], key: str, root: Mapping[str, Any]) -> Mapping[str, Any] | None:
+def _property(
+    schema: Mapping[str, JsonValue], key: str, root: Mapping[str, JsonValue]
+) -> Mapping[str, JsonValue] | None:
     props = schema.get("properties")
     if isinstance(props, Mapping) and key in props:
         return _resolve(props[key], root)
     return _resolve(schema.get("additionalProperties"), root)
 
 
-def _item(schema: Mapping[str, Any], index: int, root: Mapping[str, Any]) -> Mapping[str, Any] | None:
+def _item(
+    schema: Mapping[str, JsonValue], index: int, root: Mapping[str, JsonValue]
+) -> Mapping[str, JsonValue] | None:
     prefix = schema.get("prefixItems")
     if isinstance(prefix, list) and index < len(prefix):
         return _resolve(prefix[index], root)
