@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal, Protocol
 
 from pydantic import ValidationError
 
@@ -30,7 +30,7 @@ class ArgumentIssue:
     path: Path
     kind: IssueKind
     message: str
-    value: Any = field(default=None, compare=False)  # may be a dict: not part of the hash
+    value: object = field(default=None, compare=False)  # may be a dict: not part of the hash
 
     @property
     def argument(self) -> str | None:
@@ -62,14 +62,14 @@ def unknown(path: Path, accepted: Sequence[str]) -> ArgumentIssue:
     )
 
 
-def wrong(path: Path, what: str, value: Any, *, quote: bool = True) -> ArgumentIssue:
+def wrong(path: Path, what: str, value: object, *, quote: bool = True) -> ArgumentIssue:
     """A value of the wrong type or range; ``quote`` adds the value when ``what`` does not show it."""
     where = f"argument '{dotted(path)}'" if path else "arguments"
     shown = f" (got {value!r})" if quote else ""
     return ArgumentIssue(path, "value", f"{where}: {what}{shown}", value)
 
 
-def non_finite(value: Any, path: Path = ()) -> Iterator[ArgumentIssue]:
+def non_finite(value: object, path: Path = ()) -> Iterator[ArgumentIssue]:
     """NaN and infinities anywhere in a value: JSON has no spelling for them, and no wait or
     timeout means anything with them."""
     if isinstance(value, float) and not math.isfinite(value):
@@ -82,7 +82,7 @@ def non_finite(value: Any, path: Path = ()) -> Iterator[ArgumentIssue]:
             yield from non_finite(item, (*path, index))
 
 
-def is_finite(value: Any) -> bool:
+def is_finite(value: object) -> bool:
     """No NaN or infinity anywhere in ``value``."""
     return next(non_finite(value), None) is None
 
@@ -104,7 +104,37 @@ def pydantic_issues(exc: ValidationError, accepted: Sequence[str]) -> list[Argum
 
 
 # -- JSON Schema ------------------------------------------------------------------------------------
-def schema_issues(validator: Any, args: Mapping[str, Any]) -> list[ArgumentIssue]:
+class SchemaError(Protocol):
+    """What is read here of a ``jsonschema`` validation error."""
+
+    @property
+    def path(self) -> Iterable[str | int]:
+        """Where in the instance: keys and list indexes."""
+
+    @property
+    def instance(self) -> object: ...
+
+    @property
+    def validator(self) -> str:
+        """The keyword that failed (``required``, ``type``...)."""
+
+    @property
+    def validator_value(self) -> object: ...
+
+    @property
+    def message(self) -> str: ...
+
+    @property
+    def schema(self) -> object: ...
+
+
+class SchemaValidator(Protocol):
+    """What is used here of a ``jsonschema`` validator (``Draft202012Validator``)."""
+
+    def iter_errors(self, instance: object) -> Iterable[SchemaError]: ...
+
+
+def schema_issues(validator: SchemaValidator, args: Mapping[str, object]) -> list[ArgumentIssue]:
     """Everything a ``jsonschema`` validator finds in ``args``, non-finite numbers first."""
     issues = list(non_finite(args))
     for error in sorted(validator.iter_errors(dict(args)), key=lambda e: [str(p) for p in e.path]):
@@ -112,12 +142,17 @@ def schema_issues(validator: Any, args: Mapping[str, Any]) -> list[ArgumentIssue
     return list(dict.fromkeys(issues))
 
 
-def _from_schema_error(error: Any) -> list[ArgumentIssue]:
+def _from_schema_error(error: SchemaError) -> list[ArgumentIssue]:
     path: Path = tuple(error.path)
     instance = error.instance
     found: list[ArgumentIssue] = []
     if error.validator == "required" and isinstance(instance, Mapping):
-        names = [p for p in error.validator_value if error.message.startswith(f"{p!r} ")]
+        required = error.validator_value  # the keyword's list of names
+        names = (
+            [p for p in required if isinstance(p, str) and error.message.startswith(f"{p!r} ")]
+            if isinstance(required, list)
+            else []
+        )
         found = [missing((*path, name)) for name in names]
     elif error.validator == "additionalProperties" and isinstance(instance, Mapping):
         found = [unknown((*path, str(k)), _declared(error.schema)) for k in _extras(error.schema, instance)]
@@ -126,11 +161,11 @@ def _from_schema_error(error: Any) -> list[ArgumentIssue]:
     return found or [wrong(path, error.message, instance, quote=False)]
 
 
-def _declared(schema: Any) -> list[str]:
+def _declared(schema: object) -> list[str]:
     return list(schema.get("properties", {})) if isinstance(schema, Mapping) else []
 
 
-def _extras(schema: Any, instance: Mapping[str, Any]) -> list[str]:
+def _extras(schema: object, instance: Mapping[str, object]) -> list[str]:
     """The keys ``additionalProperties: false`` refused: neither declared nor matching a pattern."""
     patterns = list(schema.get("patternProperties", {})) if isinstance(schema, Mapping) else []
     declared = _declared(schema)

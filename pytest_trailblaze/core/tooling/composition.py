@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Mapping
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, overload, runtime_checkable
 
+from ..jsondata import JsonValue
 from ..trail.model import ToolCall
 from ..trail.tokens import TOKEN, body
 
@@ -32,7 +33,7 @@ class Composed(Protocol):
     def parameter_names(self) -> frozenset[str]: ...
 
     @property
-    def parameter_defaults(self) -> Mapping[str, Any]: ...
+    def parameter_defaults(self) -> Mapping[str, JsonValue]: ...
 
 
 class _Drop:
@@ -50,28 +51,40 @@ def parameter_of(token_body: str, declared: Collection[str]) -> str | None:
 
 
 def expand(
-    calls: tuple[ToolCall, ...], params: Mapping[str, Any], declared: Collection[str]
-) -> list[tuple[str, Any]]:
+    calls: tuple[ToolCall, ...], params: Mapping[str, JsonValue], declared: Collection[str]
+) -> list[tuple[str, dict[str, JsonValue]]]:
     """``(tool name, arguments)`` of every call with parameters substituted."""
-    expanded = []
-    for call in calls:
-        args = substitute(dict(call.args), params, declared)
-        expanded.append((call.name, {} if args is DROP else args))
-    return expanded
+    return [(call.name, substitute(dict(call.args), params, declared)) for call in calls]
 
 
-def substitute(value: Any, params: Mapping[str, Any], declared: Collection[str]) -> Any:
+@overload
+def substitute(
+    value: dict[str, JsonValue], params: Mapping[str, JsonValue], declared: Collection[str]
+) -> dict[str, JsonValue]: ...
+
+
+@overload
+def substitute(
+    value: JsonValue, params: Mapping[str, JsonValue], declared: Collection[str]
+) -> JsonValue | _Drop: ...
+
+
+def substitute(
+    value: JsonValue, params: Mapping[str, JsonValue], declared: Collection[str]
+) -> JsonValue | _Drop:
+    """``value`` with parameters substituted; a mapping stays a mapping (the keys whose value
+    referenced an omitted parameter left out), a text that referenced one is ``DROP``."""
     if isinstance(value, str):
         return _text(value, params, declared)
     if isinstance(value, dict):
         out = {k: substitute(v, params, declared) for k, v in value.items()}
-        return {k: v for k, v in out.items() if v is not DROP}
+        return {k: v for k, v in out.items() if not isinstance(v, _Drop)}
     if isinstance(value, list):
-        return [v for v in (substitute(item, params, declared) for item in value) if v is not DROP]
+        return [v for v in (substitute(item, params, declared) for item in value) if not isinstance(v, _Drop)]
     return value
 
 
-def _text(text: str, params: Mapping[str, Any], declared: Collection[str]) -> Any:
+def _text(text: str, params: Mapping[str, JsonValue], declared: Collection[str]) -> JsonValue | _Drop:
     if "{{" not in text and "${" not in text:
         return text
     whole = TOKEN.fullmatch(text)
@@ -95,7 +108,7 @@ def _text(text: str, params: Mapping[str, Any], declared: Collection[str]) -> An
     return DROP if dropped else result
 
 
-def render(value: Any) -> str:
+def render(value: object) -> str:
     """A parameter spliced into text: booleans as true/false, structures as JSON."""
     if isinstance(value, bool):
         return "true" if value else "false"

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from ..docs import docs_page
 from ..errors import Problem, SourceSpan, ToolArgumentError, ToolError, UnknownToolError, first_line
+from ..jsondata import JsonValue
 from ..trail.devices import platform_of
 from ..trail.model import ANY_DEVICE, Step, ToolCall, Trail
 from ..trail.tokens import args_references, strings_in
@@ -147,8 +148,9 @@ def _unknown(call: ToolCall, scope: CallScope, exc: UnknownToolError, site: Site
     return [Problem(call.span, f"{lines[0]} in {site.label}", "; ".join(filter(None, (why, reached))), fix)]
 
 
-def check_arguments(tool: Tool, args: Mapping[str, Any]) -> tuple[list[ArgumentIssue], Any]:
-    """The issues of ``args`` that are known now, and the validated arguments (None when invalid).
+def check_arguments(tool: Tool, args: Mapping[str, JsonValue]) -> tuple[list[ArgumentIssue], Any]:
+    """The issues of ``args`` that are known now, and the validated arguments (None when invalid;
+    otherwise in the tool's own form, as ``Tool.validate`` gives them).
 
     Validation is the tool's own ``validate``, as at dispatch; issues about values that carry a
     token are dropped (the run decides them), and NaN or infinity is an issue for every tool.
@@ -167,7 +169,7 @@ def check_arguments(tool: Tool, args: Mapping[str, Any]) -> tuple[list[ArgumentI
     return own + [i for i in found if i.path not in said and not runtime_only(i)], validated
 
 
-def issues_of(tool: Tool, args: Mapping[str, Any], exc: ToolArgumentError) -> list[ArgumentIssue]:
+def issues_of(tool: Tool, args: Mapping[str, JsonValue], exc: ToolArgumentError) -> list[ArgumentIssue]:
     """The structured issues behind a ``ToolArgumentError`` raised by ``tool.validate``.
 
     Pydantic-backed tools raise it while handling the ``ValidationError`` (its ``__context__``);
@@ -222,7 +224,7 @@ def _argument_problem(call: ToolCall, tool: Tool, issue: ArgumentIssue, site: Si
 
 
 def _composed(
-    tool: Composed, call: ToolCall, params: Mapping[str, Any], scope: CallScope, site: Site
+    tool: Composed, call: ToolCall, params: Mapping[str, JsonValue], scope: CallScope, site: Site
 ) -> list[Problem]:
     """The calls a composed tool makes with ``params``, checked like recorded ones."""
     name = call.name
