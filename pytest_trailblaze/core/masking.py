@@ -47,7 +47,7 @@ SHORT_SECRET = 2
 KEEP = True
 PAIRS = "pairs"
 Shape = Mapping[str, Union[bool, str, "Shape"]]
-#: Any value the masking functions copy: the copy has the same type.
+#: The type of a value the masking functions copy: the copy has the same type.
 V = TypeVar("V")
 
 

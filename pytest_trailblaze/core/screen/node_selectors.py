@@ -7,37 +7,49 @@ The hierarchy and the text patterns the matchers use are read in ``hierarchy``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TypeAlias
 
+from ..jsondata import JsonValue, SelectorSpec
 from .hierarchy import Node, is_text_field, matches_pattern
 
-
 # -- driver matchers ---------------------------------------------------------------------------------
-def _text(attrs: tuple[str, ...], *, maestro: bool = False) -> Callable[[Node, Any], bool]:
-    return lambda node, pattern: matches_pattern(pattern, node.get(*attrs), maestro=maestro)
+#: Whether a node has what one matcher field of a selector asks (``textRegex: "Sign in"``).
+Matcher: TypeAlias = Callable[[Node, JsonValue], bool]
 
 
-def _either(*attrs: str, maestro: bool = False) -> Callable[[Node, Any], bool]:
+def _pattern(value: JsonValue) -> str | None:
+    """A matcher's text pattern (``NodeSelector`` makes every pattern field text)."""
+    if value is None or isinstance(value, str):
+        return value
+    raise SelectorError(f"a text matcher takes a pattern, not {value!r}")
+
+
+def _text(attrs: tuple[str, ...], *, maestro: bool = False) -> Matcher:
+    return lambda node, pattern: matches_pattern(_pattern(pattern), node.get(*attrs), maestro=maestro)
+
+
+def _either(*attrs: str, maestro: bool = False) -> Matcher:
     """Matches when any of the attributes matches (iOS text lives in label or value)."""
     return lambda node, pattern: any(
-        matches_pattern(pattern, node.get(a), maestro=maestro) for a in attrs if node.get(a) is not None
+        matches_pattern(_pattern(pattern), node.get(a), maestro=maestro)
+        for a in attrs
+        if node.get(a) is not None
     )
 
 
-def _bool(*attrs: str) -> Callable[[Node, Any], bool]:
+def _bool(*attrs: str) -> Matcher:
     return lambda node, wanted: node.flag(*attrs) == wanted
 
 
-def _class(*, maestro: bool = False) -> Callable[[Node, Any], bool]:
-    return lambda node, pattern: matches_pattern(pattern, node.kind, maestro=maestro)
-
+def _class(*, maestro: bool = False) -> Matcher:
+    return lambda node, pattern: matches_pattern(_pattern(pattern), node.kind, maestro=maestro)
 
 
 def _editable(node: Node, wanted: object) -> bool:
     return is_text_field(node) == wanted
 
 
-ANDROID_ACCESSIBILITY: dict[str, Callable[[Node, Any], bool]] = {
+ANDROID_ACCESSIBILITY: dict[str, Matcher] = {
     "classNameRegex": _class(),
     "resourceIdRegex": _text(("resource-id",)),
     "uniqueId": _text(("unique-id", "resource-id")),
@@ -64,7 +76,7 @@ ANDROID_ACCESSIBILITY: dict[str, Callable[[Node, Any], bool]] = {
     "collectionItemRowIndex": lambda node, wanted: node.get("collection-item-row-index") == str(wanted),
     "collectionItemColumnIndex": lambda node, wanted: node.get("collection-item-column-index") == str(wanted),
 }
-ANDROID_MAESTRO: dict[str, Callable[[Node, Any], bool]] = {
+ANDROID_MAESTRO: dict[str, Matcher] = {
     "textRegex": _text(("text",), maestro=True),
     "resourceIdRegex": _text(("resource-id",), maestro=True),
     "accessibilityTextRegex": _text(("content-desc",), maestro=True),
@@ -76,7 +88,7 @@ ANDROID_MAESTRO: dict[str, Callable[[Node, Any], bool]] = {
     "checked": _bool("checked"),
     "selected": _bool("selected"),
 }
-IOS_MAESTRO: dict[str, Callable[[Node, Any], bool]] = {
+IOS_MAESTRO: dict[str, Matcher] = {
     "textRegex": _either("label", "value", "name", maestro=True),
     "resourceIdRegex": _text(("name",), maestro=True),
     "accessibilityTextRegex": _text(("label",), maestro=True),
@@ -85,9 +97,9 @@ IOS_MAESTRO: dict[str, Callable[[Node, Any], bool]] = {
     "focused": _bool("focused", "hasFocus"),
     "selected": _bool("selected"),
 }
-IOS_AXE: dict[str, Callable[[Node, Any], bool]] = {
+IOS_AXE: dict[str, Matcher] = {
     "roleRegex": lambda node, p: matches_pattern(
-        p, (node.get("type") or node.tag).removeprefix("XCUIElementType")
+        _pattern(p), (node.get("type") or node.tag).removeprefix("XCUIElementType")
     ),
     "subroleRegex": _text(("subrole",)),
     "labelRegex": _text(("label",)),
@@ -98,7 +110,7 @@ IOS_AXE: dict[str, Callable[[Node, Any], bool]] = {
     "customAction": _text(("customActions",)),
     "enabled": _bool("enabled"),
 }
-DIALECTS: dict[str, dict[str, Callable[[Node, Any], bool]]] = {
+DIALECTS: dict[str, dict[str, Matcher]] = {
     "androidAccessibility": ANDROID_ACCESSIBILITY,
     "androidMaestro": ANDROID_MAESTRO,
     "iosMaestro": IOS_MAESTRO,
@@ -111,8 +123,21 @@ class SelectorError(ValueError):
     """A selector this resolver cannot evaluate (a web or compose matcher on a mobile tree)."""
 
 
+def _selector(value: JsonValue, key: str) -> SelectorSpec:
+    """A nested selector (a relation's, or a dialect's matchers); ``NodeSelector`` makes it a mapping."""
+    if isinstance(value, Mapping):
+        return value
+    raise SelectorError(f"`{key}` takes a mapping, not {value!r}")
+
+
+def _listed(value: JsonValue, key: str) -> list[JsonValue]:
+    if isinstance(value, list):
+        return value
+    raise SelectorError(f"`{key}` takes a list of selectors, not {value!r}")
+
+
 # -- resolution --------------------------------------------------------------------------------------
-def matches(node: Node, selector: Mapping[str, Any], nodes: list[Node]) -> bool:
+def matches(node: Node, selector: SelectorSpec, nodes: list[Node]) -> bool:
     """Whether ``node`` satisfies ``selector`` (its matcher and every relation), index aside."""
     return _Resolution(nodes).matches(node, selector)
 
@@ -127,9 +152,9 @@ class _Resolution:
     def __init__(self, nodes: list[Node]) -> None:
         self.nodes = nodes
         self._anchors: dict[int, list[Node]] = {}
-        self._checks: dict[int, list[tuple[Any, Any, Any]]] = {}
+        self._checks: dict[int, list[tuple[Matcher | None, str, JsonValue]]] = {}
 
-    def matches(self, node: Node, selector: Mapping[str, Any]) -> bool:
+    def matches(self, node: Node, selector: SelectorSpec) -> bool:
         for matcher, key, value in self._checks_of(selector):
             if matcher is not None:
                 if not matcher(node, value):
@@ -140,7 +165,7 @@ class _Resolution:
                 return False
         return True
 
-    def _checks_of(self, selector: Mapping[str, Any]) -> list[tuple[Any, Any, Any]]:
+    def _checks_of(self, selector: SelectorSpec) -> list[tuple[Matcher | None, str, JsonValue]]:
         """The selector's tests in its order: (matcher, field, wanted), or (None, key, value) for the rest."""
         checks = self._checks.get(id(selector))
         if checks is None:
@@ -150,19 +175,21 @@ class _Resolution:
                     continue
                 if key in DIALECTS:
                     found = DIALECTS[key]
-                    checks += [(found[f], f, v) for f, v in value.items() if v is not None and f in found]
+                    fields = _selector(value, key).items()
+                    checks += [(found[f], f, v) for f, v in fields if v is not None and f in found]
                 else:
                     checks.append((None, key, value))
             self._checks[id(selector)] = checks
         return checks
 
-    def _relation(self, key: str, value: Any, node: Node) -> bool:
+    def _relation(self, key: str, value: JsonValue, node: Node) -> bool:
         if key == "containsDescendants":
-            return all(any(self.matches(d, sub) for d in node.descendants()) for sub in value)
+            subs = [_selector(sub, key) for sub in _listed(value, key)]
+            return all(any(self.matches(d, sub) for d in node.descendants()) for sub in subs)
         if key == "containsChild":
-            return any(self.matches(child, value) for child in node.children)
+            return any(self.matches(child, _selector(value, key)) for child in node.children)
         if key == "childOf":
-            return any(self.matches(a, value) for a in node.ancestors())
+            return any(self.matches(a, _selector(value, key)) for a in node.ancestors())
         test = {
             "below": lambda a: node.y >= a.bottom,
             "above": lambda a: node.bottom <= a.y,
@@ -171,9 +198,9 @@ class _Resolution:
         }.get(key)
         if test is None:
             raise SelectorError(f"unknown selector key `{key}`")
-        return any(a is not node and test(a) for a in self._anchors_of(value))
+        return any(a is not node and test(a) for a in self._anchors_of(_selector(value, key)))
 
-    def _anchors_of(self, value: Mapping[str, Any]) -> list[Node]:
+    def _anchors_of(self, value: SelectorSpec) -> list[Node]:
         found = self._anchors.get(id(value))
         if found is None:
             found = self._anchors[id(value)] = [n for n in self.nodes if self.matches(n, value)]
@@ -185,17 +212,19 @@ def reading_order(node: Node) -> tuple[int, int]:
     return node.y, node.x
 
 
-def find_all(nodes: list[Node], selector: Mapping[str, Any]) -> list[Node]:
+def find_all(nodes: list[Node], selector: SelectorSpec) -> list[Node]:
     """Every node the selector matches, in reading order; ``index`` keeps only that one."""
     resolution = _Resolution(nodes)
     found = sorted((n for n in nodes if resolution.matches(n, selector)), key=reading_order)
     index = selector.get("index")
     if index is not None:
+        if not isinstance(index, int):
+            raise SelectorError(f"a selector's index is a whole number, not {index!r}")
         return [found[index]] if 0 <= index < len(found) else []
     return found
 
 
-def describe(selector: Mapping[str, Any]) -> str:
+def describe(selector: SelectorSpec) -> str:
     """A compact rendering of a selector for messages."""
     parts = []
     for key, value in selector.items():
@@ -203,7 +232,8 @@ def describe(selector: Mapping[str, Any]) -> str:
             inner = ", ".join(f"{k}={v!r}" for k, v in value.items() if v is not None)
             parts.append(f"{key}({inner})")
         elif isinstance(value, list):
-            parts.append(f"{key}[{', '.join(describe(v) for v in value)}]")
+            items = (describe(v) if isinstance(v, Mapping) else repr(v) for v in value)
+            parts.append(f"{key}[{', '.join(items)}]")
         elif value is not None:
             parts.append(f"{key}={value!r}")
     return " ".join(parts) or "{}"

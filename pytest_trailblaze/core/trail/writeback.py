@@ -19,19 +19,22 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypeAlias, TypeGuard
 
 import yaml
 from yaml.nodes import CollectionNode, MappingNode, Node, ScalarNode, SequenceNode
 
 from ..errors import TrailLoadError
+from ..jsondata import JsonValue
 from ..system.locks import folder_lock
 from .legacy import is_unified_text
 from .lineage import resolve
 from .model import ANY_DEVICE, Step, Trail
 from .parse import classifier_from_filename, parse_trail
 
-Call = tuple[str, Mapping[str, Any]]
+Call = tuple[str, Mapping[str, JsonValue]]
+#: What ``block`` writes: a mapping, or a list or tuple of items.
+_Collection: TypeAlias = Mapping[object, object] | list[object] | tuple[object, ...]
 _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 _RESERVED = frozenset({"true", "false", "null", "yes", "no", "on", "off", "y", "n"})
 
@@ -56,7 +59,7 @@ class _Edit:
 
 
 # -- emitting values -----------------------------------------------------------------------------------
-def flow(value: Any) -> str:
+def flow(value: object) -> str:
     """A value in flow style; strings are JSON strings, which YAML reads as double-quoted scalars."""
     if isinstance(value, Mapping):
         return "{" + ", ".join(f"{_key(k)}: {flow(v)}" for k, v in value.items()) + "}"
@@ -71,12 +74,12 @@ def flow(value: Any) -> str:
     return json.dumps(str(value), ensure_ascii=False)
 
 
-def _key(key: Any) -> str:
+def _key(key: object) -> str:
     text = str(key)
     return text if _PLAIN_KEY.match(text) and text.lower() not in _RESERVED else json.dumps(text)
 
 
-def block(value: Any, indent: int) -> list[str]:
+def block(value: _Collection, indent: int) -> list[str]:
     """Block-style lines (each indented by ``indent``) of a non-empty mapping or list."""
     pad = " " * indent
     lines: list[str] = []
@@ -96,7 +99,8 @@ def block(value: Any, indent: int) -> list[str]:
     return lines
 
 
-def _nested(value: Any) -> bool:
+def _nested(value: object) -> TypeGuard[_Collection]:
+    """A non-empty mapping or list: written as block lines (``block``), not in flow style."""
     return isinstance(value, (Mapping, list, tuple)) and bool(value)
 
 
@@ -141,7 +145,7 @@ def _content_end(text: str, node: Node) -> int:
 
 
 # -- building edits ------------------------------------------------------------------------------------
-def _set_key(text: str, mapping: MappingNode, key: str, value: Any, nl: str) -> _Edit:
+def _set_key(text: str, mapping: MappingNode, key: str, value: object, nl: str) -> _Edit:
     """Set ``key`` of ``mapping`` to ``value``, touching only that entry's bytes (or none at all)."""
     found = _entry(mapping, key)
     if mapping.flow_style:
@@ -166,7 +170,7 @@ def _set_key(text: str, mapping: MappingNode, key: str, value: Any, nl: str) -> 
 
 
 def _set_flow_key(
-    text: str, mapping: MappingNode, key: str, value: Any, found: tuple[Node, Node] | None
+    text: str, mapping: MappingNode, key: str, value: object, found: tuple[Node, Node] | None
 ) -> _Edit:
     if found is not None:
         return _Edit(found[1].start_mark.index, found[1].end_mark.index, flow(value))
@@ -207,7 +211,7 @@ def _bare_slot_edit(
     mapping = _node_at(root, step.span.line, step.span.col)
     if not isinstance(mapping, MappingNode):
         raise _Skip(f"the step at {step.span} is not a mapping in the file")
-    value: Any = (calls[0] if calls else {}) if step.kind == "trailhead" else calls
+    value: object = (calls[0] if calls else {}) if step.kind == "trailhead" else calls
     found = _entry(mapping, "recording")
     if found is None:
         return _set_key(text, mapping, "recording", {classifier: value}, nl)
@@ -216,7 +220,9 @@ def _bare_slot_edit(
     return _set_key(text, found[1], classifier, value, nl)
 
 
-def _v1_edit(text: str, root: Node, step: Step, calls: list[dict[str, Any]], nl: str) -> _Edit:
+def _v1_edit(
+    text: str, root: Node, step: Step, calls: list[dict[str, dict[str, JsonValue]]], nl: str
+) -> _Edit:
     """v1: a prompt step's ``recording: {tools: [...]}``; a trailhead's own ``tools:``."""
     if step.kind == "trailhead":
         mapping = _node_at(root, step.span.line, step.span.col, key=True)
