@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
-from typing import Any
 
 _RULE = "code that trails and tool files name must fail by raising an error, not end the process"
 
@@ -47,7 +46,7 @@ def foreign_code() -> Iterator[None]:
 class _SigintWatch:
     """Notes a SIGINT, then hands it to the handler that was there before."""
 
-    def __init__(self, previous: Any) -> None:
+    def __init__(self, previous: Callable[[int, FrameType | None], object] | int | None) -> None:
         self.previous = previous
         self.received = False
 

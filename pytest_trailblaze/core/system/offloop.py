@@ -14,7 +14,7 @@ import _thread
 import asyncio
 import threading
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
 #: How long a cancelled ``async def`` tool may take to unwind after Ctrl-C before the interrupt goes on.
@@ -23,8 +23,8 @@ CANCEL_GRACE_S = 5.0
 
 def run_in_loop(
     loop: asyncio.AbstractEventLoop,
-    function: Callable[..., Coroutine[Any, Any, T]],
-    *args: Any,
+    function: Callable[..., Coroutine[object, object, T]],
+    *args: object,
     timeout: float | None = None,
     grace_s: float = 0.0,
 ) -> T:
@@ -70,7 +70,7 @@ class BackgroundLoop:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def run(self, function: Callable[..., Coroutine[Any, Any, T]], *args: Any) -> T:
+    def run(self, function: Callable[..., Coroutine[object, object, T]], *args: object) -> T:
         """Await ``function(*args)`` there; Ctrl-C cancels it and lets it unwind first."""
         return run_in_loop(self._started(), function, *args, grace_s=CANCEL_GRACE_S)
 

@@ -27,6 +27,7 @@ import itertools
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from .foreign import foreign_code
@@ -153,11 +154,14 @@ def _file_for(module_part: str, base_dir: Path) -> Path:
 
 
 def resolve_callable(spec: str, base_dir: Path, code: CodeRoots | None = None) -> Any:
-    """``module:attr`` from ``sys.path``, or ``path/to/file.py:attr`` relative to ``base_dir``."""
+    """``module:attr`` from ``sys.path``, or ``path/to/file.py:attr`` relative to ``base_dir``.
+
+    Whatever the attribute is (``Any``): each caller checks what it needs of it (a function, a class).
+    """
     module_part, attr = split_spec(spec)
     path = locate(spec, base_dir, code)
     module = _load_file(path) if path is not None else _import(module_part, spec, base_dir, code)
-    target: Any = module
+    target: object = module
     for part in attr.split("."):
         if not hasattr(target, part):
             raise ImportFailure(f"{module_part} has no attribute {attr!r}")
@@ -165,7 +169,7 @@ def resolve_callable(spec: str, base_dir: Path, code: CodeRoots | None = None) -
     return target
 
 
-def _import(name: str, spec: str, base_dir: Path, code: CodeRoots | None) -> Any:
+def _import(name: str, spec: str, base_dir: Path, code: CodeRoots | None) -> ModuleType:
     """A module from ``sys.path``; a missing submodule falls back to a file beside ``base_dir``."""
     try:
         with foreign_code():
@@ -183,7 +187,7 @@ def _import(name: str, spec: str, base_dir: Path, code: CodeRoots | None) -> Any
     return _load_file(path)
 
 
-def _load_file(path: Path) -> Any:
+def _load_file(path: Path) -> ModuleType:
     module_name = f"trailblaze_tools.{path.stem}"
     for number in itertools.count(2):
         loaded = sys.modules.get(module_name)

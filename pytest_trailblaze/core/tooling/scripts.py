@@ -10,9 +10,10 @@ becomes a failure of the tool (``system.foreign``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import ToolError, ToolFailure
+from ..jsondata import JsonValue
 from ..system.foreign import ForeignExit, foreign_code
 from .tooldef import ToolResult
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
 
 def run_script(
-    function: Callable[..., Any], params: dict[str, Any], ctx: ToolContext, name: str
+    function: Callable[..., object], params: dict[str, JsonValue], ctx: ToolContext, name: str
 ) -> ToolResult:
     """Call a script and turn what it returns (or raises) into a tool result."""
     try:

@@ -8,6 +8,7 @@ from typing import Any
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..errors import SourceSpan
+from ..jsondata import JsonValue
 from .devices import DRIVER_TYPES, KNOWN_CLASSIFIERS, classifier_problem, driver_type
 from .model import ANY_DEVICE, ArgDecl, ArgType, TrailConfig
 from .yamlsource import (
@@ -67,7 +68,7 @@ def read_config(src: Source, node: Node, *, v1: bool) -> TrailConfig:
     if mapping is None:
         return TrailConfig()
     allowed = V1_CONFIG_KEYS if v1 else UNIFIED_CONFIG_KEYS
-    fields: dict[str, Any] = {}
+    fields: dict[str, Any] = {}  # TrailConfig's keyword arguments, each of its own type
     source: dict[str, str] = {}
     driver_node: Node = mapping
     spans = {}
@@ -297,7 +298,7 @@ def _arg_with_default(
     return ArgDecl(name, arg_type, span, description, required=False, default=default)
 
 
-def _default_value(src: Source, name: str, arg_type: str, node: Node) -> Any:
+def _default_value(src: Source, name: str, arg_type: str, node: Node) -> JsonValue:
     """The typed default; string defaults keep their written text (``'007'`` stays ``"007"``)."""
     if is_null(node):
         why, fix = "args never hold null", "give a value, or remove `default:` to make the arg required"
@@ -339,7 +340,7 @@ def _quoted_literal(node: Node, arg_type: str) -> bool:
     return True
 
 
-def _coerce_quoted(text: str, arg_type: str) -> Any:
+def _coerce_quoted(text: str, arg_type: str) -> int | float | bool:
     if arg_type == "integer":
         return int(text.strip())
     if arg_type == "number":
