@@ -151,7 +151,8 @@ class AgentFailure(StepFailure):
     """The LLM agent could not do a step; the message names the model and the cause."""
 
     #: The agent's record of the failed attempt (its calls, tokens and price: an
-    #: ``agent.loop.StepRun``), which reports count like a step's that passed.
+    #: ``agent.loop.StepRun``, a class of a package above this one, hence untyped here), which
+    #: reports count like a step's that passed.
     run: Any = None
 
 

@@ -156,7 +156,7 @@ def _file_for(module_part: str, base_dir: Path) -> Path:
 def resolve_callable(spec: str, base_dir: Path, code: CodeRoots | None = None) -> Any:
     """``module:attr`` from ``sys.path``, or ``path/to/file.py:attr`` relative to ``base_dir``.
 
-    Whatever the attribute is (``Any``): each caller checks what it needs of it (a function, a class).
+    Whatever the attribute is, untyped: each caller checks what it needs of it (a function, a class).
     """
     module_part, attr = split_spec(spec)
     path = locate(spec, base_dir, code)

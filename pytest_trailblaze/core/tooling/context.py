@@ -86,7 +86,8 @@ class ToolContext:
     #: Where Python files named at run time (the ``script`` tool) may lie; None: anywhere.
     code: CodeRoots | None = None
     #: Asks a model about the current screen, for the tools that need a model's judgement
-    #: (``rememberWithAi``, ``assertWithAi``...); None when the run has no model.
+    #: (``rememberWithAi``, ``assertWithAi``...); None when the run has no model. It is the agent's
+    #: ``Judge``, a class of a package above this one, hence untyped here.
     judge: Any = None
 
     @property

@@ -90,7 +90,7 @@ class Tool:
         """Check arguments; raise ``ToolArgumentError`` naming the argument and the tool.
 
         Each kind of tool validates into its own form (a pydantic model, a dict), which only its
-        own ``invoke`` reads: hence ``Any`` between the two.
+        own ``invoke`` reads: hence no narrower type between the two.
         """
         return dict(args)
 

@@ -11,9 +11,11 @@ and it is a collection error at its ``file:line``. The bounds are far above any 
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ..jsondata import JsonObject
 
 #: Which of several matches (0-based): the bound of the tools' own ``index`` arguments.
 MAX_INDEX = 10_000
@@ -148,5 +150,5 @@ class NodeSelector(_Strict):
             raise ValueError(f"a selector holds at most one driver matcher, found {', '.join(present)}")
         return self
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return self.model_dump(exclude_none=True)

@@ -54,7 +54,7 @@ class ComposerDepth:
     def node_entered(self, parent: Node | None) -> None:
         """A node inside ``parent`` (None: the root) is about to be composed at ``self.depth``."""
 
-    def descend_resolver(self, parent: Node | None, index: Any) -> None:
+    def descend_resolver(self, parent: Node | None, index: object) -> None:
         self.depth += 1
         self.deepest = max(self.deepest, self.depth)
         self.node_entered(parent)
