@@ -179,7 +179,7 @@ class MaskingStream:
         self.release()
         self.wrapped.close()
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> Any:  # the wrapped stream's attribute, of its own type
         return getattr(self.wrapped, name)
 
 

@@ -13,7 +13,8 @@ this one stays in ``core`` because ``core`` imports nothing outside itself.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar, cast
+from collections.abc import Callable
+from typing import Protocol, TypeVar
 
 from yaml.nodes import Node
 from yaml.resolver import BaseResolver
@@ -63,9 +64,19 @@ class ComposerDepth:
         self.depth -= 1
 
 
-def composer_reports_depth(loader: type[ComposerDepth]) -> bool:
+class _DepthLoader(Protocol):
+    """A loader with ``ComposerDepth`` mixed in, as ``composer_reports_depth`` uses one."""
+
+    deepest: int
+
+    def get_single_node(self) -> Node | None: ...
+
+    def dispose(self) -> None: ...
+
+
+def composer_reports_depth(loader: Callable[[str], _DepthLoader]) -> bool:
     """Whether ``loader``'s composer calls the hooks ``ComposerDepth`` relies on, for every node."""
-    probe = cast(Any, loader)("[[[0]]]")  # a loader class: it takes the text
+    probe = loader("[[[0]]]")  # a loader class: it takes the text
     try:
         probe.get_single_node()
         return bool(probe.deepest == 4)
