@@ -149,7 +149,7 @@ def _from_schema_error(error: SchemaError) -> list[ArgumentIssue]:
     if error.validator == "required" and isinstance(instance, Mapping):
         required = error.validator_value  # the keyword's list of names
         names = (
-            [p for p in required if isinstance(p, str) and error.message.startswith(f"{p!r} ")]
+            [p for p in required if isinstance(p, str | int) and error.message.startswith(f"{p!r} ")]
             if isinstance(required, list)
             else []
         )
