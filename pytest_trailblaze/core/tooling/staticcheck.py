@@ -20,7 +20,7 @@ import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeGuard
+from typing import Literal, TypeGuard
 
 from pydantic import ValidationError
 
@@ -123,7 +123,7 @@ def call_problems(call: ToolCall, scope: CallScope, site: Site) -> list[Problem]
     issues, validated = check_arguments(tool, args)
     problems = [_argument_problem(call, tool, issue, site) for issue in issues]
     if is_composed(tool):
-        if validated is None:  # follow what was written, minus what is already reported
+        if not isinstance(validated, Mapping):  # invalid (None): what was written, minus what is reported
             wrong = {issue.argument for issue in issues}
             validated = {
                 **tool.parameter_defaults,
@@ -148,7 +148,7 @@ def _unknown(call: ToolCall, scope: CallScope, exc: UnknownToolError, site: Site
     return [Problem(call.span, f"{lines[0]} in {site.label}", "; ".join(filter(None, (why, reached))), fix)]
 
 
-def check_arguments(tool: Tool, args: Mapping[str, JsonValue]) -> tuple[list[ArgumentIssue], Any]:
+def check_arguments(tool: Tool, args: Mapping[str, JsonValue]) -> tuple[list[ArgumentIssue], object]:
     """The issues of ``args`` that are known now, and the validated arguments (None when invalid;
     otherwise in the tool's own form, as ``Tool.validate`` gives them).
 
