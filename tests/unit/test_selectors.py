@@ -529,6 +529,37 @@ def test_web_matcher_inside_a_relation_is_rejected() -> None:
         )
 
 
+@pytest.mark.parametrize(
+    ("selector", "says"),
+    [
+        ({"androidAccessibility": {"textRegex": 5}}, "a text matcher takes a pattern, not 5"),
+        ({"androidAccessibility": "y"}, "`androidAccessibility` takes a mapping, not 'y'"),
+        ({"androidAccessibility": {"textRegex": "y"}, "below": ["x"]}, "`below` takes a mapping, not ['x']"),
+        (
+            {"androidAccessibility": {"textRegex": "y"}, "containsDescendants": {"textRegex": "x"}},
+            "`containsDescendants` takes a list of selectors",
+        ),
+        (
+            {"androidAccessibility": {"textRegex": "y"}, "index": "0"},
+            "a selector's index is a whole number, not '0'",
+        ),
+    ],
+)
+def test_a_selector_of_the_wrong_shape_is_rejected_by_name(selector: dict[str, Any], says: str) -> None:
+    """Selectors that did not come through the tools' schema (a driver's caller, a hook) may hold
+    anything: the resolver names what is wrong instead of failing inside."""
+    nodes = parse_hierarchy('<r><a text="x" bounds="[0,0][1,1]"/><b text="y" bounds="[0,5][1,6]"/></r>')
+    with pytest.raises(SelectorError) as raised:
+        find_all(nodes, selector)
+    assert says in str(raised.value)
+
+
+def test_describe_renders_a_list_item_that_is_not_a_selector_as_written() -> None:
+    assert describe({"containsDescendants": [{"androidAccessibility": {"textRegex": "a"}}, 3]}) == (
+        "containsDescendants[androidAccessibility(textRegex='a'), 3]"
+    )
+
+
 def test_describe_renders_a_selector() -> None:
     text = describe(
         {
