@@ -25,7 +25,7 @@ from ..core.trail.envpass import expand_template
 from .profiles import shown_url
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Playwright
+    from playwright.sync_api import Browser, BrowserType, Playwright
 
     from .browser import BrowserOptions
 
@@ -87,7 +87,8 @@ def connect(playwright: Playwright, options: BrowserOptions) -> Browser:
         return playwright.chromium.connect_over_cdp(
             options.cdp, headers=headers, timeout=timeout, **dict(options.connect_options)
         )
-    browser_type = getattr(playwright, options.browser)
+    assert options.connect, "a remote browser is named by cdp or connect"
+    browser_type: BrowserType = getattr(playwright, options.browser)
     headers = server_headers(options)
     return browser_type.connect(
         options.connect, headers=headers, timeout=timeout, **dict(options.connect_options)

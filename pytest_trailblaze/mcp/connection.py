@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import mcp_types as types
@@ -26,6 +26,7 @@ from anyio.streams.text import TextReceiveStream
 from mcp import ClientSession
 from mcp.shared.message import SessionMessage
 
+from ..core.jsondata import JsonObject
 from ..core.masking import Masker
 from ..core.system.reaper import REAPER
 from .callbacks import CallbackRouter
@@ -127,13 +128,16 @@ class ServerConnection:
             self._stop.set()
 
     async def call(
-        self, name: str, arguments: dict[str, Any], meta: dict[str, Any] | None = None
+        self, name: str, arguments: dict[str, Any], meta: JsonObject | None = None
     ) -> types.CallToolResult:
         """One ``tools/call``; the caller bounds it (``Portal.run``'s timeout cancels it)."""
         if self.session is None:
             raise RuntimeError("the server session is not running")
         try:
-            return await self.session.call_tool(name, arguments, meta=meta)  # type: ignore[return-value,arg-type]
+            # the SDK's request meta is an open map (its TypedDict allows extra keys): ours is one
+            return await self.session.call_tool(
+                name, arguments, meta=cast("types.RequestParamsMeta | None", meta)
+            )
         except anyio.get_cancelled_exc_class():
             self.abandoned_call = True
             raise

@@ -11,9 +11,10 @@ count as absent.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import Problem, SourceSpan, ToolArgumentError
+from ..core.jsondata import JsonObject
 from ..core.tooling.arguments import ArgumentIssue, is_finite, schema_issues
 from ..core.tooling.context import ToolContext
 from ..core.tooling.tooldef import Tool, ToolDescriptor, ToolResult
@@ -23,20 +24,25 @@ from .results import memory_writes
 from .sdk_context import CONTEXT_ARG
 from .server import McpServer, to_result
 
+if TYPE_CHECKING:
+    import mcp_types as types
 
-def _strings(value: Any) -> list[str] | None:
+    from ..workspace.model import Target
+
+
+def _strings(value: object) -> list[str] | None:
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return value
     return None
 
 
-def _flag(meta: Mapping[str, Any], key: str, default: bool) -> bool:
+def _flag(meta: Mapping[str, object], key: str, default: bool) -> bool:
     value = meta.get(key)
     return value if isinstance(value, bool) else default
 
 
 def skip_reason(
-    meta: Mapping[str, Any] | None, *, platform: str, driver_key: str, agent_mode: str
+    meta: Mapping[str, object] | None, *, platform: str, driver_key: str, agent_mode: str
 ) -> str | None:
     """Why a tool is not registered in this session, or None when it is."""
     meta = meta or {}
@@ -85,7 +91,12 @@ class McpTool(SchemaTool):
     """A tool of an MCP server: arguments checked against its JSON Schema, then called."""
 
     def __init__(
-        self, server: McpServer, advertised: Any, *, session_id: str = "", target: Any = None
+        self,
+        server: McpServer,
+        advertised: types.Tool,
+        *,
+        session_id: str = "",
+        target: Target | None = None,
     ) -> None:
         meta = dict(advertised.meta or {})
         #: The session it serves, for the ``_meta.trailblaze`` of its calls.
@@ -115,7 +126,7 @@ class McpTool(SchemaTool):
         """Call with ``_trailblazeContext`` (the upstream argument) and ``_meta.trailblaze`` (the
         session, and what the server needs to call tools back); a successful result's memory
         writes reach the trail."""
-        context = {"memory": ctx.memory.public(), "device": ctx.device.as_context()}
+        context: JsonObject = {"memory": dict(ctx.memory.public()), "device": ctx.device.as_context()}
         meta = envelope(ctx, self.session_id, self.target)
         result = self.server.call_result(self.name, {**validated, CONTEXT_ARG: context}, ctx=ctx, meta=meta)
         if result.meta and not result.is_error:

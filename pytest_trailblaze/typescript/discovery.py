@@ -258,9 +258,8 @@ def _typed_def(trailmap: str, tools_dir: Path, export: TypedExport, problems: li
             )
         )
     description = spec.get("description") if isinstance(spec.get("description"), str) else export.description
-    schema = (
-        spec.get("inputSchema") if isinstance(spec.get("inputSchema"), dict) else dict(export.input_schema)
-    )
+    declared = spec.get("inputSchema")
+    schema = declared if isinstance(declared, dict) else dict(export.input_schema)
     return TsToolDef(
         name=export.name,
         trailmap=trailmap,
