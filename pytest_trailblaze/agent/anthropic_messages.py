@@ -76,7 +76,7 @@ def _input(call: ToolRequest) -> Any:
     return value if isinstance(value, dict) else {}
 
 
-def parse_response(response: Any) -> Reply:
+def parse_response(response: object) -> Reply:
     """Text blocks joined, ``tool_use`` blocks as calls (their input re-encoded as JSON text)."""
     content = getattr(response, "content", None)
     if not isinstance(content, list):
@@ -95,7 +95,7 @@ def parse_response(response: Any) -> Reply:
     return Reply("\n".join(t for t in texts if t), tuple(calls), usage_of(getattr(response, "usage", None)))
 
 
-def usage_of(usage: Any) -> Usage:
+def usage_of(usage: object) -> Usage:
     """``input_tokens`` counts only fresh input here; reads and writes of the cache come apart."""
     read = int(getattr(usage, "cache_read_input_tokens", 0) or 0)
     written = int(getattr(usage, "cache_creation_input_tokens", 0) or 0)
@@ -111,8 +111,8 @@ class AnthropicMessages(SdkProvider):
     def build_request(self, conversation: Conversation, model: str) -> dict[str, Any]:
         return build_request(conversation, model)
 
-    def send(self, client: Any, request: dict[str, Any]) -> Any:
+    def send(self, client: Any, request: dict[str, Any]) -> object:
         return client.messages.create(**request)
 
-    def parse_response(self, response: Any) -> Reply:
+    def parse_response(self, response: object) -> Reply:
         return parse_response(response)

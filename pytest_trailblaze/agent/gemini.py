@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import importlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .wire import Conversation, ProviderError, Reply, ToolRequest, Turn, Usage, error_cause, server_text
+
+if TYPE_CHECKING:
+    from .spec import LlmSpec
 
 MAX_OUTPUT_TOKENS = 4096
 
@@ -73,7 +76,7 @@ def _args(call: ToolRequest) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def parse_response(response: Any) -> Reply:
+def parse_response(response: object) -> Reply:
     """The first candidate's text parts and function calls; no candidate is an unreadable reply."""
     candidates = getattr(response, "candidates", None) or []
     content = getattr(candidates[0], "content", None) if candidates else None
@@ -100,7 +103,7 @@ def parse_response(response: Any) -> Reply:
     return Reply("\n".join(texts), tuple(calls), usage_of(getattr(response, "usage_metadata", None)))
 
 
-def usage_of(usage: Any) -> Usage:
+def usage_of(usage: object) -> Usage:
     """Prompt tokens include the cached ones; thinking tokens are billed as output."""
     output = int(getattr(usage, "candidates_token_count", 0) or 0)
     output += int(getattr(usage, "thoughts_token_count", 0) or 0)
@@ -114,7 +117,7 @@ def usage_of(usage: Any) -> Usage:
 class GeminiChat:
     """A Gemini model behind the Gemini API (or another endpoint speaking it)."""
 
-    def __init__(self, spec: Any) -> None:
+    def __init__(self, spec: LlmSpec) -> None:
         self.spec = spec
         self.name = spec.name
         self._client: Any = None
@@ -164,7 +167,7 @@ class GeminiChat:
             self._client = None
 
 
-def _raw_text(exc: Any) -> str | None:
+def _raw_text(exc: BaseException) -> str | None:
     response = getattr(exc, "response", None)
     try:
         return response.text if response is not None else None

@@ -62,7 +62,7 @@ def _message(turn: Turn) -> dict[str, Any]:
     }
 
 
-def parse_response(response: Any) -> Reply:
+def parse_response(response: object) -> Reply:
     """The first choice's text and tool calls; a reply without choices is unreadable."""
     choices = getattr(response, "choices", None) or []
     if not choices or getattr(choices[0], "message", None) is None:
@@ -81,7 +81,7 @@ def parse_response(response: Any) -> Reply:
     )
 
 
-def usage_of(usage: Any) -> Usage:
+def usage_of(usage: object) -> Usage:
     """Prompt tokens count the cached ones, which ``prompt_tokens_details`` names (OpenAI, Azure)."""
     details = getattr(usage, "prompt_tokens_details", None)
     return Usage(
@@ -100,10 +100,10 @@ class OpenAIChat(SdkProvider):
         cap = COMPATIBLE_MAX_TOKENS if self.spec.base_url and self.spec.provider == "openai" else None
         return build_request(conversation, model, max_tokens=cap)
 
-    def send(self, client: Any, request: dict[str, Any]) -> Any:
+    def send(self, client: Any, request: dict[str, Any]) -> object:
         return client.chat.completions.create(**request)
 
-    def parse_response(self, response: Any) -> Reply:
+    def parse_response(self, response: object) -> Reply:
         return parse_response(response)
 
 
