@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, TypeGuard, cast
 
 import anyio
 import mcp_types as types
@@ -32,6 +32,10 @@ from ..core.system.reaper import REAPER
 from .callbacks import CallbackRouter
 from .launch import LaunchSpec
 from .serverlog import LINE_LIMIT, MAX_MESSAGE_CHARS, LineSplitter, Overlong, ServerLog
+
+if TYPE_CHECKING:
+    from anyio.abc import ByteReceiveStream, TaskStatus
+    from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 STDERR_TAIL = 64
 CLOSE_GRACE_S = 5.0
@@ -70,9 +74,14 @@ class ServerConnection:
         self.too_big = 0
         #: Calls in progress and the secret a ``trailblaze/callTool`` request must carry.
         self.router = CallbackRouter()
-        self._write: Any = None
+        self._write: MemoryObjectSendStream[SessionMessage] | None = None
 
-    async def run(self, handshake_timeout: float, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+    async def run(
+        self,
+        handshake_timeout: float,
+        *,
+        task_status: TaskStatus[list[types.Tool]] = anyio.TASK_STATUS_IGNORED,
+    ) -> None:
         """Spawn, initialize under a watchdog, list tools, then serve until ``stop``."""
         self._stop = anyio.Event()
         self.log = ServerLog(self.log_path)
@@ -128,7 +137,7 @@ class ServerConnection:
             self._stop.set()
 
     async def call(
-        self, name: str, arguments: dict[str, Any], meta: JsonObject | None = None
+        self, name: str, arguments: JsonObject, meta: JsonObject | None = None
     ) -> types.CallToolResult:
         """One ``tools/call``; the caller bounds it (``Portal.run``'s timeout cancels it)."""
         if self.session is None:
@@ -143,13 +152,13 @@ class ServerConnection:
             raise
 
     async def reply(
-        self, request_id: Any, result: dict[str, Any] | None, error: tuple[int, str] | None = None
+        self, request_id: types.RequestId, result: JsonObject | None, error: tuple[int, str] | None = None
     ) -> None:
         """Answer a request the server sent (``trailblaze/callTool``)."""
         if self._write is None:
             return
         if error is not None:
-            message: Any = types.JSONRPCError(
+            message: types.JSONRPCError | types.JSONRPCResponse = types.JSONRPCError(
                 jsonrpc="2.0", id=request_id, error=types.ErrorData(code=error[0], message=error[1])
             )
         else:
@@ -240,13 +249,13 @@ class ServerConnection:
             if self._handshake is not None:
                 self._handshake.cancel()
 
-    async def _log_notification(self, params: Any) -> None:
+    async def _log_notification(self, params: object) -> None:
         """``notifications/message`` from the server (ctx.log) go to the same log as its stderr."""
         text = f"[{getattr(params, 'level', 'info')}] {getattr(params, 'data', params)}"
         self.note(text if len(text) <= LINE_LIMIT else Overlong(text[:LINE_LIMIT], len(text)).cut())
 
 
-async def _complete_lines(stream: Any, limit: int) -> AsyncIterator[list[str | Overlong]]:
+async def _complete_lines(stream: ByteReceiveStream, limit: int) -> AsyncIterator[list[str | Overlong]]:
     """The whole lines each chunk of a process pipe completes (``serverlog.LineSplitter``)."""
     splitter = LineSplitter(limit)
     async for chunk in TextReceiveStream(stream, errors="replace"):
@@ -273,8 +282,10 @@ async def _line_transport(
     process: Process,
     not_protocol: Callable[[str], None],
     too_big: Callable[[int], None],
-    ours: Callable[[Any], Awaitable[None]],
-) -> AsyncIterator[tuple[Any, Any]]:
+    ours: Callable[[types.JSONRPCRequest], Awaitable[None]],
+) -> AsyncIterator[
+    tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+]:
     """The SDK's message streams over the process pipes, one JSON-RPC message per line.
 
     A line that is not a JSON-RPC message goes to ``not_protocol``, not to the SDK (which would
@@ -323,7 +334,7 @@ async def _line_transport(
             group.cancel_scope.cancel()
 
 
-def _is_ours(message: Any) -> bool:
+def _is_ours(message: object) -> TypeGuard[types.JSONRPCRequest]:
     return isinstance(message, types.JSONRPCRequest) and message.method.startswith("trailblaze/")
 
 

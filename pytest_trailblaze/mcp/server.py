@@ -160,14 +160,14 @@ class McpServer:
             f"exited with code {code} during start-up" if code is not None else f"failed to start: {exc}"
         )
 
-    def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+    def call(self, name: str, arguments: JsonObject) -> ToolResult:
         """Call a tool; map the SDK's answer (or the server's death) to a result or an error."""
         return to_result(self.call_result(name, arguments))
 
     def call_result(
         self,
         name: str,
-        arguments: dict[str, Any],
+        arguments: JsonObject,
         *,
         ctx: ToolContext | None = None,
         meta: JsonObject | None = None,
@@ -235,7 +235,7 @@ class McpServer:
         raise FatalToolError(self.broken, tool=name) from None
 
     def _call_serving(
-        self, name: str, arguments: dict[str, Any], ctx: ToolContext, meta: JsonObject
+        self, name: str, arguments: JsonObject, ctx: ToolContext, meta: JsonObject
     ) -> tuple[types.CallToolResult, BaseException | None]:
         """The call, while its ``trailblaze/callTool`` requests are served here (see ``callbacks``)."""
         router = self.connection.router
@@ -301,7 +301,7 @@ async def _running_loop() -> asyncio.AbstractEventLoop:
     return asyncio.get_running_loop()
 
 
-def to_result(result: Any) -> ToolResult:
+def to_result(result: object) -> ToolResult:
     """The first text content is the message; ``is_error`` fails the step with it."""
     text = next(
         (c.text for c in getattr(result, "content", []) or [] if getattr(c, "type", "") == "text"), None

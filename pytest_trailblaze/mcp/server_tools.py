@@ -60,7 +60,7 @@ def skip_reason(
 class SchemaTool(Tool):
     """A tool whose arguments are checked against a JSON Schema (``self.schema``) before it runs."""
 
-    schema: dict[str, Any]
+    schema: JsonObject
     _validator: Any = None
 
     def validate(self, args: Mapping[str, Any]) -> dict[str, Any]:

@@ -36,6 +36,7 @@ class TsTool(SchemaTool):
 
     def __init__(self, definition: TsToolDef, host: TsBinding | None = None) -> None:
         spec = definition.spec
+        toolset = spec.get("toolset")
         self.definition = definition
         self.host = host
         self.schema = dict(definition.schema)
@@ -48,7 +49,7 @@ class TsTool(SchemaTool):
             requires_host=_flag(spec, "requiresHost", False),
             platforms=frozenset(p.lower() for p in _strings(spec.get("supportedPlatforms"))),
             drivers=frozenset(d.lower() for d in _strings(spec.get("supportedDrivers"))),
-            toolset=spec["toolset"] if isinstance(spec.get("toolset"), str) else None,
+            toolset=toolset if isinstance(toolset, str) else None,
             schema_factory=lambda: self.schema,
         )
         self._validator: Any = None
