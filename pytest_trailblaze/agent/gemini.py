@@ -13,26 +13,31 @@ from __future__ import annotations
 
 import importlib
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
+from ..core.jsondata import JsonObject
 from .wire import Conversation, ProviderError, Reply, ToolRequest, Turn, Usage, error_cause, server_text
 
 if TYPE_CHECKING:
     from .spec import LlmSpec
 
 MAX_OUTPUT_TOKENS = 4096
+#: A part of a turn: JSON, but for an image's bytes (``inline_data``).
+Part: TypeAlias = dict[str, object]
 
 
-def build_request(conversation: Conversation, model: str) -> dict[str, Any]:
-    """The ``models.generate_content`` arguments (plain data; the SDK validates it into its types)."""
-    contents: list[dict[str, Any]] = []
+def build_request(conversation: Conversation, model: str) -> dict[str, object]:
+    """The ``models.generate_content`` arguments (plain data, images as bytes; the SDK validates it
+    into its types)."""
+    said: list[tuple[str, list[Part]]] = []  # (role, parts), one entry per turn of a role
     for turn in conversation.turns:
         role = "model" if turn.role == "assistant" else "user"
         parts = _parts(turn)
-        if contents and contents[-1]["role"] == role:
-            contents[-1]["parts"].extend(parts)
+        if said and said[-1][0] == role:
+            said[-1][1].extend(parts)
         else:
-            contents.append({"role": role, "parts": parts})
+            said.append((role, parts))
+    contents = [{"role": role, "parts": parts} for role, parts in said]
     declarations = [
         {"name": t.name, "description": t.description, "parameters_json_schema": dict(t.parameters)}
         for t in conversation.tools
@@ -48,12 +53,12 @@ def build_request(conversation: Conversation, model: str) -> dict[str, Any]:
     return {"model": model, "contents": contents, "config": config}
 
 
-def _parts(turn: Turn) -> list[dict[str, Any]]:
+def _parts(turn: Turn) -> list[Part]:
     if turn.role == "assistant":
-        parts: list[dict[str, Any]] = [{"text": turn.text}] if turn.text.strip() else []
+        parts: list[Part] = [{"text": turn.text}] if turn.text.strip() else []
         if turn.call is not None:
-            call: dict[str, Any] = {"name": turn.call.name, "args": _args(turn.call)}
-            part: dict[str, Any] = {"function_call": call}
+            call: JsonObject = {"name": turn.call.name, "args": _args(turn.call)}
+            part: Part = {"function_call": call}
             if turn.call.signature:
                 part["thought_signature"] = turn.call.signature
             parts.append(part)
@@ -68,7 +73,7 @@ def _parts(turn: Turn) -> list[dict[str, Any]]:
     return parts
 
 
-def _args(call: ToolRequest) -> dict[str, Any]:
+def _args(call: ToolRequest) -> JsonObject:
     try:
         value = json.loads(call.arguments)
     except ValueError:
@@ -125,7 +130,7 @@ class GeminiChat:
     def _connect(self) -> Any:
         if self._client is None:
             genai = importlib.import_module("google.genai")
-            options: dict[str, Any] = {
+            options: dict[str, object] = {
                 "timeout": int(self.spec.timeout_s * 1000),
                 "retry_options": {"attempts": self.spec.retries + 1},
             }

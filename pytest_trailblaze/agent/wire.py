@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from ..core.jsondata import JsonValue
+
 if TYPE_CHECKING:
     from .spec import LlmSpec
 
@@ -24,7 +26,7 @@ class ToolSpec:
 
     name: str
     description: str
-    parameters: Mapping[str, Any]
+    parameters: Mapping[str, JsonValue]
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,10 +253,10 @@ class SdkProvider:
             self._client.close()
             self._client = None
 
-    def build_request(self, conversation: Conversation, model: str) -> dict[str, Any]:
+    def build_request(self, conversation: Conversation, model: str) -> Mapping[str, object]:
         raise NotImplementedError
 
-    def send(self, client: Any, request: dict[str, Any]) -> object:
+    def send(self, client: Any, request: Mapping[str, object]) -> object:
         raise NotImplementedError
 
     def parse_response(self, response: object) -> Reply:
