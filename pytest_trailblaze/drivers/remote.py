@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core.errors import ConfigurationError, first_line
 from ..core.trail.envpass import expand_template
@@ -52,9 +52,9 @@ def parse_headers(pairs: Iterable[str], option: str) -> dict[str, str]:
     return headers
 
 
-def parse_options(pairs: Iterable[str], option: str, known: Mapping[str, type]) -> dict[str, Any]:
+def parse_options(pairs: Iterable[str], option: str, known: Mapping[str, type]) -> dict[str, str | float]:
     """``KEY=VALUE`` pairs of Playwright connect options, typed; unknown keys are errors."""
-    options: dict[str, Any] = {}
+    options: dict[str, str | float] = {}
     for pair in pairs:
         key, sep, value = (part.strip() for part in pair.partition("="))
         if not sep or key not in known:
@@ -98,7 +98,7 @@ def connect(playwright: Playwright, options: BrowserOptions) -> Browser:
 def server_headers(options: BrowserOptions) -> dict[str, str]:
     """The user's headers, plus the browser path and arguments as the server's launch options."""
     headers = dict(options.connect_headers)
-    launch: dict[str, Any] = {}
+    launch: dict[str, object] = {}
     if options.executable_path:
         launch["executablePath"] = options.executable_path
     if options.launch_args:

@@ -11,7 +11,7 @@ count as absent.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..core.errors import Problem, SourceSpan, ToolArgumentError
 from ..core.jsondata import JsonObject
@@ -57,11 +57,17 @@ def skip_reason(
     return None
 
 
+class SchemaValidator(Protocol):
+    """What is asked of a ``jsonschema`` validator here (the library has no type hints)."""
+
+    def is_valid(self, instance: object) -> bool: ...
+
+
 class SchemaTool(Tool):
     """A tool whose arguments are checked against a JSON Schema (``self.schema``) before it runs."""
 
     schema: JsonObject
-    _validator: Any = None
+    _validator: SchemaValidator | None = None
 
     def validate(self, args: Mapping[str, Any]) -> dict[str, Any]:
         """Check arguments against the JSON Schema before the call; NaN and infinity are refused
@@ -79,7 +85,7 @@ class SchemaTool(Tool):
         """What ``validate`` refuses, one issue per problem, with paths like ``entities[0].entityType``."""
         return schema_issues(self._schema_validator(), args)
 
-    def _schema_validator(self) -> Any:
+    def _schema_validator(self) -> SchemaValidator:
         if self._validator is None:
             from jsonschema import Draft202012Validator
 
@@ -116,7 +122,7 @@ class McpTool(SchemaTool):
             toolset=toolset if isinstance(toolset, str) and toolset else None,
             schema_factory=lambda: self.schema,
         )
-        self._validator: Any = None
+        self._validator = None
 
     @property
     def requires_context(self) -> bool:

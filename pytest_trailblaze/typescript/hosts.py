@@ -16,9 +16,10 @@ from collections.abc import Hashable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core.errors import ConfigurationError, FatalToolError, ToolFailure, ToolServerError
+from ..core.jsondata import JsonObject
 from ..core.tooling.context import DeviceInfo, ToolContext
 from ..core.tooling.tooldef import ToolResult
 from ..mcp.callbacks import envelope
@@ -145,7 +146,7 @@ class TsBinding:
     device: DeviceInfo
     manifests: dict[Path, dict[str, dict[str, str]]]
 
-    def call(self, tool: TsTool, ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    def call(self, tool: TsTool, ctx: ToolContext, args: JsonObject) -> ToolResult:
         """Run ``tool``; its thrown error fails the step with the message and the ``.ts`` line."""
         definition = tool.definition
         server = self.hosts.server(self, definition.tools_dir)

@@ -52,7 +52,7 @@ class TsTool(SchemaTool):
             toolset=toolset if isinstance(toolset, str) else None,
             schema_factory=lambda: self.schema,
         )
-        self._validator: Any = None
+        self._validator = None
 
     @property
     def requires_context(self) -> bool:
