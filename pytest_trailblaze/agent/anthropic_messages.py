@@ -9,33 +9,36 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Mapping
 from typing import Any
 
+from ..core.jsondata import JsonObject, JsonValue
 from .wire import Conversation, ProviderError, Reply, SdkProvider, ToolRequest, Turn, Usage
 
 MAX_TOKENS = 4096
 
 
-CACHE = {"type": "ephemeral"}
+CACHE: JsonObject = {"type": "ephemeral"}
 
 
-def build_request(conversation: Conversation, model: str) -> dict[str, Any]:
+def build_request(conversation: Conversation, model: str) -> JsonObject:
     """The ``messages.create`` arguments; tool results and the next screen share one user message.
 
     Three cache breakpoints: the last tool (caching every tool), the system prompt, and the last
     block of the history before the current screen (``conversation.cache_until`` turns).
     """
-    messages: list[dict[str, Any]] = []
+    said: list[tuple[str, list[JsonValue]]] = []  # (role, content blocks), one entry per turn of a role
     for index, turn in enumerate(conversation.turns):
         role = "assistant" if turn.role == "assistant" else "user"
         blocks = _blocks(turn)
         if index == conversation.cache_until - 1 and blocks:
             blocks[-1] = {**blocks[-1], "cache_control": CACHE}
-        if messages and messages[-1]["role"] == role:
-            messages[-1]["content"].extend(blocks)
+        if said and said[-1][0] == role:
+            said[-1][1].extend(blocks)
         else:
-            messages.append({"role": role, "content": blocks})
-    tools = [
+            said.append((role, list(blocks)))
+    messages: list[JsonValue] = [{"role": role, "content": content} for role, content in said]
+    tools: list[JsonObject] = [
         {"name": t.name, "description": t.description, "input_schema": dict(t.parameters)}
         for t in conversation.tools
     ]
@@ -46,14 +49,14 @@ def build_request(conversation: Conversation, model: str) -> dict[str, Any]:
         "max_tokens": MAX_TOKENS,
         "system": [{"type": "text", "text": conversation.system, "cache_control": CACHE}],
         "messages": messages,
-        "tools": tools,
+        "tools": list[JsonValue](tools),
         "tool_choice": {"type": "any" if conversation.require_tool else "auto"},
     }
 
 
-def _blocks(turn: Turn) -> list[dict[str, Any]]:
+def _blocks(turn: Turn) -> list[JsonObject]:
     if turn.role == "assistant":
-        blocks: list[dict[str, Any]] = [{"type": "text", "text": turn.text}] if turn.text.strip() else []
+        blocks: list[JsonObject] = [{"type": "text", "text": turn.text}] if turn.text.strip() else []
         if turn.call is not None:
             call = turn.call
             blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": _input(call)})
@@ -63,12 +66,12 @@ def _blocks(turn: Turn) -> list[dict[str, Any]]:
     blocks = [{"type": "text", "text": turn.text}]
     if turn.image is not None:
         data = base64.b64encode(turn.image).decode("ascii")
-        source = {"type": "base64", "media_type": turn.image_type, "data": data}
+        source: JsonObject = {"type": "base64", "media_type": turn.image_type, "data": data}
         blocks.append({"type": "image", "source": source})
     return blocks
 
 
-def _input(call: ToolRequest) -> Any:
+def _input(call: ToolRequest) -> JsonObject:
     try:
         value = json.loads(call.arguments)
     except ValueError:
@@ -76,7 +79,7 @@ def _input(call: ToolRequest) -> Any:
     return value if isinstance(value, dict) else {}
 
 
-def parse_response(response: Any) -> Reply:
+def parse_response(response: object) -> Reply:
     """Text blocks joined, ``tool_use`` blocks as calls (their input re-encoded as JSON text)."""
     content = getattr(response, "content", None)
     if not isinstance(content, list):
@@ -95,7 +98,7 @@ def parse_response(response: Any) -> Reply:
     return Reply("\n".join(t for t in texts if t), tuple(calls), usage_of(getattr(response, "usage", None)))
 
 
-def usage_of(usage: Any) -> Usage:
+def usage_of(usage: object) -> Usage:
     """``input_tokens`` counts only fresh input here; reads and writes of the cache come apart."""
     read = int(getattr(usage, "cache_read_input_tokens", 0) or 0)
     written = int(getattr(usage, "cache_creation_input_tokens", 0) or 0)
@@ -108,11 +111,11 @@ class AnthropicMessages(SdkProvider):
 
     sdk, client_class, base_error, api_name = "anthropic", "Anthropic", "AnthropicError", "the Anthropic API"
 
-    def build_request(self, conversation: Conversation, model: str) -> dict[str, Any]:
+    def build_request(self, conversation: Conversation, model: str) -> JsonObject:
         return build_request(conversation, model)
 
-    def send(self, client: Any, request: dict[str, Any]) -> Any:
+    def send(self, client: Any, request: Mapping[str, object]) -> object:
         return client.messages.create(**request)
 
-    def parse_response(self, response: Any) -> Reply:
+    def parse_response(self, response: object) -> Reply:
         return parse_response(response)

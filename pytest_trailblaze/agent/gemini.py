@@ -13,23 +13,31 @@ from __future__ import annotations
 
 import importlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
+from ..core.jsondata import JsonObject
 from .wire import Conversation, ProviderError, Reply, ToolRequest, Turn, Usage, error_cause, server_text
 
+if TYPE_CHECKING:
+    from .spec import LlmSpec
+
 MAX_OUTPUT_TOKENS = 4096
+#: A part of a turn: JSON, but for an image's bytes (``inline_data``).
+Part: TypeAlias = dict[str, object]
 
 
-def build_request(conversation: Conversation, model: str) -> dict[str, Any]:
-    """The ``models.generate_content`` arguments (plain data; the SDK validates it into its types)."""
-    contents: list[dict[str, Any]] = []
+def build_request(conversation: Conversation, model: str) -> dict[str, object]:
+    """The ``models.generate_content`` arguments (plain data, images as bytes; the SDK validates it
+    into its types)."""
+    said: list[tuple[str, list[Part]]] = []  # (role, parts), one entry per turn of a role
     for turn in conversation.turns:
         role = "model" if turn.role == "assistant" else "user"
         parts = _parts(turn)
-        if contents and contents[-1]["role"] == role:
-            contents[-1]["parts"].extend(parts)
+        if said and said[-1][0] == role:
+            said[-1][1].extend(parts)
         else:
-            contents.append({"role": role, "parts": parts})
+            said.append((role, parts))
+    contents = [{"role": role, "parts": parts} for role, parts in said]
     declarations = [
         {"name": t.name, "description": t.description, "parameters_json_schema": dict(t.parameters)}
         for t in conversation.tools
@@ -45,12 +53,12 @@ def build_request(conversation: Conversation, model: str) -> dict[str, Any]:
     return {"model": model, "contents": contents, "config": config}
 
 
-def _parts(turn: Turn) -> list[dict[str, Any]]:
+def _parts(turn: Turn) -> list[Part]:
     if turn.role == "assistant":
-        parts: list[dict[str, Any]] = [{"text": turn.text}] if turn.text.strip() else []
+        parts: list[Part] = [{"text": turn.text}] if turn.text.strip() else []
         if turn.call is not None:
-            call: dict[str, Any] = {"name": turn.call.name, "args": _args(turn.call)}
-            part: dict[str, Any] = {"function_call": call}
+            call: JsonObject = {"name": turn.call.name, "args": _args(turn.call)}
+            part: Part = {"function_call": call}
             if turn.call.signature:
                 part["thought_signature"] = turn.call.signature
             parts.append(part)
@@ -65,7 +73,7 @@ def _parts(turn: Turn) -> list[dict[str, Any]]:
     return parts
 
 
-def _args(call: ToolRequest) -> dict[str, Any]:
+def _args(call: ToolRequest) -> JsonObject:
     try:
         value = json.loads(call.arguments)
     except ValueError:
@@ -73,7 +81,7 @@ def _args(call: ToolRequest) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def parse_response(response: Any) -> Reply:
+def parse_response(response: object) -> Reply:
     """The first candidate's text parts and function calls; no candidate is an unreadable reply."""
     candidates = getattr(response, "candidates", None) or []
     content = getattr(candidates[0], "content", None) if candidates else None
@@ -100,7 +108,7 @@ def parse_response(response: Any) -> Reply:
     return Reply("\n".join(texts), tuple(calls), usage_of(getattr(response, "usage_metadata", None)))
 
 
-def usage_of(usage: Any) -> Usage:
+def usage_of(usage: object) -> Usage:
     """Prompt tokens include the cached ones; thinking tokens are billed as output."""
     output = int(getattr(usage, "candidates_token_count", 0) or 0)
     output += int(getattr(usage, "thoughts_token_count", 0) or 0)
@@ -114,7 +122,7 @@ def usage_of(usage: Any) -> Usage:
 class GeminiChat:
     """A Gemini model behind the Gemini API (or another endpoint speaking it)."""
 
-    def __init__(self, spec: Any) -> None:
+    def __init__(self, spec: LlmSpec) -> None:
         self.spec = spec
         self.name = spec.name
         self._client: Any = None
@@ -122,7 +130,7 @@ class GeminiChat:
     def _connect(self) -> Any:
         if self._client is None:
             genai = importlib.import_module("google.genai")
-            options: dict[str, Any] = {
+            options: dict[str, object] = {
                 "timeout": int(self.spec.timeout_s * 1000),
                 "retry_options": {"attempts": self.spec.retries + 1},
             }
@@ -164,7 +172,7 @@ class GeminiChat:
             self._client = None
 
 
-def _raw_text(exc: Any) -> str | None:
+def _raw_text(exc: BaseException) -> str | None:
     response = getattr(exc, "response", None)
     try:
         return response.text if response is not None else None

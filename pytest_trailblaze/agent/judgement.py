@@ -18,13 +18,17 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ConfigurationError, ToolFailure
+from ..core.jsondata import JsonObject
 from ..core.tooling.context import ToolContext
 from ..core.tooling.tooldef import PythonTool, tool
 from .screen import capture_image, capture_text
-from .wire import Conversation, ProviderError, ToolSpec, Turn, Usage
+from .wire import Conversation, Provider, ProviderError, ToolSpec, Turn, Usage
+
+if TYPE_CHECKING:
+    from .models import Price
 
 MARK = "model judgement"
 #: The comment a recording keeps beside such a call.
@@ -68,16 +72,16 @@ class Judge:
     never asks needs neither the provider's client library nor its key.
     """
 
-    connect: Callable[[], Any]
+    connect: Callable[[], Provider]
     model: str
     screenshots: bool = False
     forced_tools: bool = False
     usage: Usage = field(default_factory=Usage)
     llm_calls: int = 0
-    #: The model's price (``models.Price``) when known.
-    price: Any = None
+    #: The model's price when known.
+    price: Price | None = None
 
-    def ask(self, ctx: ToolContext, question: str, tool_spec: ToolSpec) -> dict[str, Any]:
+    def ask(self, ctx: ToolContext, question: str, tool_spec: ToolSpec) -> JsonObject:
         """The model's ``answer`` arguments to ``question`` about the current screen."""
         text = capture_text(ctx)
         image = None
@@ -133,7 +137,7 @@ def _remembered(ctx: ToolContext, variable: str, value: str, prompt: str) -> str
     return f"{MARK}: remembered {{{{{name}}}}} = {ctx.memory.mask(value)!r} ({prompt})"
 
 
-def memory_tool(**kwargs: Any) -> Callable[[Callable[..., Any]], PythonTool]:
+def memory_tool(**kwargs: Any) -> Callable[[Callable[..., object]], PythonTool]:
     return tool(source="builtin", toolset="memory", **kwargs)
 
 

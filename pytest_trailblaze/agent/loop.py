@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from ..core.errors import AgentFailure, FatalToolError, ToolError
 from ..core.jsondata import JsonObject
@@ -30,6 +29,7 @@ from ..core.tooling.context import ToolContext
 from ..core.tooling.memory import Memory
 from ..core.trail.yamlsource import did_you_mean
 from .durable_selectors import web_node_selector
+from .models import Price
 from .prompt import OBJECTIVE_TOOL, PreviousStep, menu, objective_text, reminder, single_claim, system_prompt
 from .prompt import tool_specs as lean_specs
 from .repeats import RepeatGuard, call_key, digest
@@ -47,7 +47,7 @@ class AgentCall:
     """One tool call the model made: its arguments as sent (tokens kept) and where it is logged."""
 
     name: str
-    args: dict[str, Any]
+    args: JsonObject
     ok: bool
     log_start: int
     log_end: int
@@ -69,7 +69,7 @@ class StepRun:
     #: The model's last words on the objective (objectiveStatus ``explanation``).
     explanation: str = ""
     #: The model's price (``models.Price``) when known, for the cost of ``usage``.
-    price: Any = None
+    price: Price | None = None
     #: Agent overhead per iteration in ms: screen + prompt + masking (model and tool time excluded).
     overhead_ms: list[float] = field(default_factory=list)
 
@@ -202,7 +202,7 @@ class AgentLoop:
         return reply
 
     def _dispatch(
-        self, name: str, args: dict[str, Any], ctx: ToolContext, run: StepRun
+        self, name: str, args: JsonObject, ctx: ToolContext, run: StepRun
     ) -> tuple[str, str | None]:
         """Run the call through the registry; a tool's failure goes back to the model as its result."""
         selector = _selector_for(name, args, ctx)
@@ -238,7 +238,7 @@ class AgentLoop:
         return failure
 
 
-def _arguments(request: ToolRequest) -> tuple[dict[str, Any], str | None]:
+def _arguments(request: ToolRequest) -> tuple[JsonObject, str | None]:
     """The call's arguments, or what is wrong with them (handed back to the model)."""
     try:
         args = json.loads(request.arguments or "{}")
@@ -252,7 +252,7 @@ def _arguments(request: ToolRequest) -> tuple[dict[str, Any], str | None]:
     return args, None
 
 
-def _selector_for(name: str, args: dict[str, Any], ctx: ToolContext) -> JsonObject | None:
+def _selector_for(name: str, args: JsonObject, ctx: ToolContext) -> JsonObject | None:
     """A web element call by ``eN`` gets a durable nodeSelector, computed before it acts."""
     ref = args.get("ref")
     if ctx.platform != "web" or not isinstance(ref, str) or aria.element_id(ref) is None:
@@ -289,7 +289,7 @@ def _unknown(name: str, specs: tuple[ToolSpec, ...], step: ResolvedStep) -> str:
 
 
 def _hidden_arguments(
-    name: str, args: dict[str, Any], specs: tuple[ToolSpec, ...], ctx: ToolContext
+    name: str, args: JsonObject, specs: tuple[ToolSpec, ...], ctx: ToolContext
 ) -> str | None:
     """Arguments the model was not offered (``nodeSelector``, computed for the recording) or that
     the tool does not take, named with what the model was offered: the registry's own message

@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 from ..core.errors import ConfigurationError
 from .wire import Usage
@@ -51,7 +50,7 @@ class ModelFacts:
     forced_tools: bool = False
     price: Price | None = None
 
-    def merged(self, override: Mapping[str, Any], where: str) -> ModelFacts:
+    def merged(self, override: Mapping[str, object], where: str) -> ModelFacts:
         """These facts with a ``trailblaze.yaml`` entry's ``vision``, ``tool_choice`` and ``price``."""
         unknown = set(override) - {"vision", "tool_choice", "price"}
         if unknown:
@@ -71,13 +70,13 @@ class ModelFacts:
         return facts
 
 
-def _flag(value: Any, where: str) -> bool:
+def _flag(value: object, where: str) -> bool:
     if isinstance(value, bool):
         return value
     raise ConfigurationError(f"{where}: expected true or false, got {value!r}")
 
 
-def price_of(value: Any, where: str) -> Price:
+def price_of(value: object, where: str) -> Price:
     """A ``price:`` mapping: ``input`` and ``output`` (required), ``cached_input``, ``cache_write``."""
     if not isinstance(value, Mapping):
         raise ConfigurationError(f"{where}: expected a mapping of input, output, cached_input, cache_write")
@@ -164,7 +163,7 @@ _OPENAI_VISION = re.compile(r"(chatgpt-4o|gpt-4o|gpt-4\.1|gpt-[5-9]|o[1-9](?!-mi
 
 
 def facts_for(
-    provider: str, model: str, *, hosted: bool, overrides: Mapping[str, Any] | None, where: str
+    provider: str, model: str, *, hosted: bool, overrides: Mapping[str, object] | None, where: str
 ) -> ModelFacts:
     """Known facts, then the ``llm: models:`` entry for ``provider/model`` or ``model``."""
     facts = known_facts(provider, model, hosted=hosted)
@@ -182,7 +181,7 @@ def facts_for(
     return facts
 
 
-def check_overrides(overrides: Any, where: str) -> tuple[str, str] | None:
+def check_overrides(overrides: object, where: str) -> tuple[str, str] | None:
     """The first problem of an ``llm: models:`` mapping as (model key, message), or None."""
     if not isinstance(overrides, Mapping):
         return "", f"{where}: expected a mapping of model name to vision, tool_choice and price"

@@ -13,8 +13,10 @@ from __future__ import annotations
 import base64
 import importlib
 import os
+from collections.abc import Mapping
 from typing import Any
 
+from ..core.jsondata import JsonObject, JsonValue
 from .wire import Conversation, ProviderError, Reply, SdkProvider, ToolRequest, Turn, Usage
 
 #: Output cap for servers behind a base URL: a tool call is short, and a small local model that
@@ -22,11 +24,11 @@ from .wire import Conversation, ProviderError, Reply, SdkProvider, ToolRequest, 
 COMPATIBLE_MAX_TOKENS = 1024
 
 
-def build_request(conversation: Conversation, model: str, *, max_tokens: int | None = None) -> dict[str, Any]:
+def build_request(conversation: Conversation, model: str, *, max_tokens: int | None = None) -> JsonObject:
     """The ``chat.completions.create`` arguments for a conversation (pure, for tests and benchmarks)."""
-    messages: list[dict[str, Any]] = [{"role": "system", "content": conversation.system}]
+    messages: list[JsonValue] = [{"role": "system", "content": conversation.system}]
     messages += [_message(turn) for turn in conversation.turns]
-    tools = [
+    tools: list[JsonValue] = [
         {
             "type": "function",
             "function": {"name": t.name, "description": t.description, "parameters": dict(t.parameters)},
@@ -34,16 +36,16 @@ def build_request(conversation: Conversation, model: str, *, max_tokens: int | N
         for t in conversation.tools
     ]
     choice = "required" if conversation.require_tool else "auto"
-    request: dict[str, Any] = {"model": model, "messages": messages, "tools": tools, "tool_choice": choice}
+    request: JsonObject = {"model": model, "messages": messages, "tools": tools, "tool_choice": choice}
     if max_tokens is not None:
         request["max_tokens"] = max_tokens
     return request
 
 
-def _message(turn: Turn) -> dict[str, Any]:
+def _message(turn: Turn) -> JsonObject:
     if turn.role == "assistant" and turn.call is not None:
         call = turn.call
-        function = {"name": call.name, "arguments": call.arguments}
+        function: JsonObject = {"name": call.name, "arguments": call.arguments}
         return {
             "role": "assistant",
             "content": turn.text or "",
@@ -62,7 +64,7 @@ def _message(turn: Turn) -> dict[str, Any]:
     }
 
 
-def parse_response(response: Any) -> Reply:
+def parse_response(response: object) -> Reply:
     """The first choice's text and tool calls; a reply without choices is unreadable."""
     choices = getattr(response, "choices", None) or []
     if not choices or getattr(choices[0], "message", None) is None:
@@ -81,7 +83,7 @@ def parse_response(response: Any) -> Reply:
     )
 
 
-def usage_of(usage: Any) -> Usage:
+def usage_of(usage: object) -> Usage:
     """Prompt tokens count the cached ones, which ``prompt_tokens_details`` names (OpenAI, Azure)."""
     details = getattr(usage, "prompt_tokens_details", None)
     return Usage(
@@ -96,14 +98,14 @@ class OpenAIChat(SdkProvider):
 
     sdk, client_class, base_error, api_name = "openai", "OpenAI", "OpenAIError", "the OpenAI API"
 
-    def build_request(self, conversation: Conversation, model: str) -> dict[str, Any]:
+    def build_request(self, conversation: Conversation, model: str) -> JsonObject:
         cap = COMPATIBLE_MAX_TOKENS if self.spec.base_url and self.spec.provider == "openai" else None
         return build_request(conversation, model, max_tokens=cap)
 
-    def send(self, client: Any, request: dict[str, Any]) -> Any:
+    def send(self, client: Any, request: Mapping[str, object]) -> object:
         return client.chat.completions.create(**request)
 
-    def parse_response(self, response: Any) -> Reply:
+    def parse_response(self, response: object) -> Reply:
         return parse_response(response)
 
 

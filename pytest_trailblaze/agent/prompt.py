@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core.run.runner import ResolvedStep
 from ..core.tooling.context import ToolContext
@@ -26,6 +26,10 @@ from ..core.tooling.tooldef import ToolDescriptor
 from ..core.trail.model import Trail
 from .tool_briefs import specs_for
 from .wire import ToolSpec
+
+if TYPE_CHECKING:  # the loop builds prompts from here
+    from ..core.tooling.memory import Memory
+    from .loop import StepRun
 
 OBJECTIVE_TOOL = "objectiveStatus"
 
@@ -72,7 +76,7 @@ class PreviousStep:
     outcome: str
 
 
-def previous_step(trail: Trail, step: ResolvedStep, runs: Sequence[Any]) -> PreviousStep | None:
+def previous_step(trail: Trail, step: ResolvedStep, runs: Sequence[StepRun]) -> PreviousStep | None:
     """The step before ``step`` and how it ended (it passed: steps run in order); ``runs`` are
     the agent's runs of this trail so far (``loop.StepRun``)."""
     if step.step.kind == "trailhead" or step.number < 1:
@@ -129,7 +133,7 @@ def heal_text(step: ResolvedStep) -> str:
     return "\n".join(lines)
 
 
-def _args(args: Any) -> str:
+def _args(args: Mapping[str, object]) -> str:
     shown = {k: v for k, v in dict(args).items() if k not in ("reason", "reasoning")}
     return json.dumps(shown, ensure_ascii=False, default=str)
 
@@ -146,7 +150,7 @@ _PARTS = re.compile(r"\b(and then|then|after that|followed by|afterwards|next)\b
 
 def reminder(
     step: ResolvedStep,
-    memory: Any,
+    memory: Memory,
     *,
     status_note: str | None = None,
     warning: str | None = None,
@@ -191,7 +195,7 @@ def guidance(step: ResolvedStep) -> list[str]:
 MAX_VALUE_CHARS = 200
 
 
-def remembered_values(memory: Any) -> list[str]:
+def remembered_values(memory: Memory) -> list[str]:
     """``{{token}} = value`` lines; a secret shows its token and never its value."""
     values = memory.snapshot()
     lines = []
@@ -205,7 +209,7 @@ def remembered_values(memory: Any) -> list[str]:
     return lines
 
 
-def _value(value: Any) -> str:
+def _value(value: object) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str) if not isinstance(value, str) else value
     text = text.replace("\n", "\\n")
     return text[:MAX_VALUE_CHARS] + ("..." if len(text) > MAX_VALUE_CHARS else "")

@@ -12,16 +12,15 @@ the agent only did what was left, so without them the recording would skip part 
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..core.jsondata import JsonObject
 from ..core.tooling.memory import MASK
-from ..core.tooling.registry import ToolLogEntry
+from ..core.tooling.registry import ToolLogEntry, ToolRegistry
 from .loop import AgentCall, StepRun
 
-Recorded = tuple[str, dict[str, Any]]
+Recorded = tuple[str, JsonObject]
 
 
-def recorded_step(run: StepRun, log: list[ToolLogEntry], registry: Any) -> list[Recorded] | None:
+def recorded_step(run: StepRun, log: list[ToolLogEntry], registry: ToolRegistry) -> list[Recorded] | None:
     """The calls to write for the step, or None when one of them cannot be written faithfully
     (a nested call whose logged arguments hold a masked secret)."""
     heal = run.step.healing
@@ -39,12 +38,13 @@ def recorded_step(run: StepRun, log: list[ToolLogEntry], registry: Any) -> list[
     return _dedupe_verifications(calls, registry)
 
 
-def _with_selector(call: AgentCall) -> dict[str, Any]:
+def _with_selector(call: AgentCall) -> JsonObject:
     args = {k: v for k, v in call.args.items() if k != "reasoning"}
     if call.node_selector is not None and "nodeSelector" not in args:
         args["nodeSelector"] = call.node_selector
-    if isinstance(call.args.get("reasoning"), str) and call.args["reasoning"].strip():
-        args["reasoning"] = call.args["reasoning"]
+    reasoning = call.args.get("reasoning")
+    if isinstance(reasoning, str) and reasoning.strip():
+        args["reasoning"] = reasoning
     return args
 
 
@@ -70,7 +70,7 @@ def _covered(log: list[ToolLogEntry], index: int, top: int) -> bool:
     return False
 
 
-def _holds_mask(value: Any) -> bool:
+def _holds_mask(value: object) -> bool:
     if isinstance(value, str):
         return MASK in value
     if isinstance(value, dict):
@@ -80,7 +80,7 @@ def _holds_mask(value: Any) -> bool:
     return False
 
 
-def _dedupe_verifications(calls: list[Recorded], registry: Any) -> list[Recorded]:
+def _dedupe_verifications(calls: list[Recorded], registry: ToolRegistry) -> list[Recorded]:
     out: list[Recorded] = []
     for name, args in calls:
         verification = registry.get(name).descriptor.is_verification

@@ -14,7 +14,6 @@ import hashlib
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
 WARN_AT = 3
 FAIL_AT = 5
@@ -24,7 +23,7 @@ def digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=12).hexdigest()
 
 
-def call_key(name: str, args: Any, screen: str, result: str) -> str:
+def call_key(name: str, args: object, screen: str, result: str) -> str:
     """What identifies a repetition: the call (without ``reasoning``), the screen and the result."""
     plain = (
         {k: v for k, v in args.items() if k not in ("reason", "reasoning")}

@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..core.jsondata import JsonObject
 from ..core.tooling.tooldef import ToolDescriptor
 from .wire import ToolSpec
 
@@ -146,12 +147,12 @@ def first_sentence(text: str) -> str:
     return line[: match.start()] if match else line
 
 
-def lean_parameters(tool: str, schema: Mapping[str, Any]) -> dict[str, Any]:
+def lean_parameters(tool: str, schema: Mapping[str, Any]) -> JsonObject:
     """The argument schema, trimmed and described, with the optional ``reasoning``."""
     defs = schema.get("$defs") or schema.get("definitions") or {}
     props = schema.get("properties") or {}
     required = [r for r in schema.get("required") or () if r not in HIDDEN_ARGUMENTS]
-    out: dict[str, Any] = {}
+    out: JsonObject = {}
     for name, prop in props.items():
         if name in HIDDEN_ARGUMENTS:
             continue
@@ -164,7 +165,7 @@ def lean_parameters(tool: str, schema: Mapping[str, Any]) -> dict[str, Any]:
     if tool in _NEEDS_REF and "ref" in out and "ref" not in required:
         required.append("ref")
     out[REASONING] = dict(REASONING_SCHEMA)
-    lean_schema: dict[str, Any] = {"type": "object", "properties": out}
+    lean_schema: JsonObject = {"type": "object", "properties": out}
     if required:
         lean_schema["required"] = required
     return lean_schema

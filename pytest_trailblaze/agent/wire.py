@@ -12,7 +12,12 @@ import importlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from ..core.jsondata import JsonValue
+
+if TYPE_CHECKING:
+    from .spec import LlmSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,7 +26,7 @@ class ToolSpec:
 
     name: str
     description: str
-    parameters: Mapping[str, Any]
+    parameters: Mapping[str, JsonValue]
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +149,7 @@ def error_cause(exc: BaseException) -> str:
     return trimmed(str(inner).strip() or str(exc).strip() or type(inner).__name__)
 
 
-def server_text(body: Any, raw: str | None) -> str:
+def server_text(body: object, raw: str | None) -> str:
     """What the server said about a refused request, in its own words.
 
     The usual ``{"error": {"message": ...}}`` (OpenAI, Anthropic, Gemini, llama.cpp, vLLM),
@@ -168,7 +173,7 @@ def server_text(body: Any, raw: str | None) -> str:
     return "(the server sent no error text)"
 
 
-def _said(value: Any) -> str:
+def _said(value: object) -> str:
     if isinstance(value, str):
         return trimmed(value) if value.strip() else "(the server's error message is empty)"
     return trimmed(json.dumps(value, ensure_ascii=False, default=str))
@@ -206,7 +211,7 @@ class SdkProvider:
     base_error: str = ""
     api_name: str = ""
 
-    def __init__(self, spec: Any) -> None:
+    def __init__(self, spec: LlmSpec) -> None:
         self.spec = spec
         self.name = spec.name
         self._client: Any = None
@@ -248,11 +253,11 @@ class SdkProvider:
             self._client.close()
             self._client = None
 
-    def build_request(self, conversation: Conversation, model: str) -> dict[str, Any]:
+    def build_request(self, conversation: Conversation, model: str) -> Mapping[str, object]:
         raise NotImplementedError
 
-    def send(self, client: Any, request: dict[str, Any]) -> Any:
+    def send(self, client: Any, request: Mapping[str, object]) -> object:
         raise NotImplementedError
 
-    def parse_response(self, response: Any) -> Reply:
+    def parse_response(self, response: object) -> Reply:
         raise NotImplementedError

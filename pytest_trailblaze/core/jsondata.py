@@ -14,3 +14,15 @@ JsonValue: TypeAlias = bool | int | float | str | list["JsonValue"] | dict[str, 
 JsonObject: TypeAlias = dict[str, JsonValue]
 #: A selector as trails write it (``nodeSelector``: ``{"web": {...}}``, ``{"androidAccessibility": ...}``).
 SelectorSpec: TypeAlias = Mapping[str, JsonValue]
+
+
+def as_json(value: object) -> JsonValue:
+    """``value`` as plain JSON data: JSON values as they are (tuples as lists), anything else as
+    its text, so a tool returning a live object still answers over a JSON wire."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, Mapping):
+        return {str(key): as_json(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [as_json(item) for item in value]
+    return str(value)

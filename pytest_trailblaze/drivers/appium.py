@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from ..core.errors import DriverError, ToolFailure, first_line
 from ..core.jsondata import JsonValue, SelectorSpec
@@ -209,7 +209,7 @@ class MobileDriver(DeviceCommands, ScreenRecording):
         cached = getattr(self.session, "_trailblaze_device", None)
         if cached is None:
             cached = self._measure()
-            self.session._trailblaze_device = cached
+            setattr(self.session, "_trailblaze_device", cached)  # noqa: B010 (kept on the session it measures)
         return cached
 
     def _measure(self) -> DeviceInfo:
@@ -254,8 +254,11 @@ class MobileDriver(DeviceCommands, ScreenRecording):
             answer = _first(exc)
             raise ToolFailure(f"the Appium server could not {what}: {answer}{_fix_for(answer)}") from None
 
-    def execute(self, script: str, args: Mapping[str, object]) -> Any:
-        return self.command(f"run `{script}`", lambda: self.session.execute_script(script, dict(args)))
+    def execute(self, script: str, args: Mapping[str, object]) -> JsonValue:
+        answer: JsonValue = self.command(
+            f"run `{script}`", lambda: self.session.execute_script(script, dict(args))
+        )
+        return answer
 
     # -- the view hierarchy ----------------------------------------------------------------------
     def nodes(self, source: str | None = None) -> list[Node]:
@@ -311,12 +314,13 @@ class MobileDriver(DeviceCommands, ScreenRecording):
         from selenium.webdriver.common.actions.pointer_input import PointerInput
 
         def act() -> None:
-            builder = ActionBuilder(self.session, mouse=PointerInput(interaction.POINTER_TOUCH, "finger"))
-            finger = builder.pointer_action
-            finger.source.create_pointer_move(duration=0, x=points[0][0], y=points[0][1])
+            touch = PointerInput(interaction.POINTER_TOUCH, "finger")
+            builder = ActionBuilder(self.session, mouse=touch)
+            finger = builder.pointer_action  # acts through ``touch``
+            touch.create_pointer_move(duration=0, x=points[0][0], y=points[0][1])
             finger.pointer_down().pause(hold_s)
             for x, y in points[1:]:
-                finger.source.create_pointer_move(duration=move_ms, x=x, y=y)
+                touch.create_pointer_move(duration=move_ms, x=x, y=y)
             finger.release()
             builder.perform()
 
@@ -328,7 +332,7 @@ class MobileDriver(DeviceCommands, ScreenRecording):
         if cached is None:
             size = self.command("get the window size", self.session.get_window_size)
             cached = int(size["width"]), int(size["height"])
-            self.session._trailblaze_window = cached
+            setattr(self.session, "_trailblaze_window", cached)  # noqa: B010
         return cached
 
     # -- text --------------------------------------------------------------------------------------
@@ -344,7 +348,8 @@ class MobileDriver(DeviceCommands, ScreenRecording):
             try:
                 return self.session.switch_to.active_element
             except WebDriverException:
-                self.session._trailblaze_active_element = False  # the server cannot tell: do not ask again
+                # the server cannot tell: do not ask again
+                setattr(self.session, "_trailblaze_active_element", False)  # noqa: B010
         if self.focused_xpath is None:
             raise ToolFailure("no text field has the focus: tap one first (tapOnElementBySelector)")
         xpath = self.focused_xpath

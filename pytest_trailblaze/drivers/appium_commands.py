@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from ..core.errors import ToolFailure
+from ..core.jsondata import JsonValue
 
 if TYPE_CHECKING:
     from appium.webdriver.webdriver import WebDriver as AppiumSession
@@ -44,11 +45,14 @@ class DeviceCommands:
 
     session: AppiumSession
     platform: str
-    command: Callable[..., Any]
-    execute: Callable[[str, Mapping[str, object]], Any]  # Appium answers what the script returns
+    execute: Callable[[str, Mapping[str, object]], JsonValue]  # Appium answers what the script returns
     screen_size: Callable[[], tuple[int, int]]
     swipe: Callable[..., None]
     type_text: Callable[[str], None]
+
+    if TYPE_CHECKING:
+
+        def command(self, what: str, call: Callable[[], T]) -> T: ...
 
     # -- keys ----------------------------------------------------------------------------------
     def hide_keyboard(self) -> None:
@@ -116,7 +120,9 @@ class DeviceCommands:
 
     def installed_apps(self) -> list[str]:
         apps = self.execute("mobile: listApps", {})
-        return sorted(apps if isinstance(apps, list) else (apps or {}).keys())
+        if isinstance(apps, list):
+            return sorted(str(app) for app in apps)
+        return sorted(apps if isinstance(apps, dict) else ())
 
     # -- clipboard ----------------------------------------------------------------------------------
     def set_clipboard(self, text: str) -> None:

@@ -44,7 +44,7 @@ class ScreenRecording:
             name = caps.get("automationName") or caps.get("appium:automationName") or "?"
             return [
                 f"video: not recorded on {self.platform}: the Appium driver '{name}' cannot record the "
-                f"screen (start_recording_screen: {first_line(exc.msg or str(exc))})"
+                f"screen (start_recording_screen: {first_line(exc, exc.msg)})"
             ]
         self._recording = True
         return []

@@ -212,7 +212,8 @@ class MaskedLog:
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        port: int = sock.getsockname()[1]
+        return port
 
 
 def _signal_group(pid: int, sig: signal.Signals) -> None:

@@ -26,7 +26,7 @@ from . import browser_launch, ffmpeg, remote
 from .loopstate import CallTimeout, PlaywrightLoop, bounded
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext, Playwright
+    from playwright.sync_api import Browser, BrowserContext, BrowserType, Playwright
 
 #: How long a browser may take to close before it is killed (Playwright's own wait is 30 s).
 BROWSER_CLOSE_S = 5.0
@@ -145,7 +145,7 @@ class BrowserHost:
 
         self._playwright = sync_playwright().start()
         self.loop.started()
-        browser_type = getattr(self._playwright, self.options.browser)
+        browser_type: BrowserType = getattr(self._playwright, self.options.browser)
         try:
             if self.options.connect or self.options.cdp:
                 return remote.connect(self._playwright, self.options)

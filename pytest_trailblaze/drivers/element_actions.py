@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from ..core.errors import FatalToolError, ToolFailure, first_line
 from ..core.run.driver import Element
@@ -34,10 +34,18 @@ class ElementActions:
     options: BrowserOptions
     guard: PageGuard
     clicks_flush: bool
-    within: Callable[..., Any]  # the driver's bounded call into the page (``pageguard.py``)
-    perform: Callable[..., Any]  # run a page action, then settle (``settle.py``)
     _settle: Callable[..., None]
     page: Page
+
+    if TYPE_CHECKING:
+
+        def within(self, action: Callable[[], T], what: str, seconds: float | None = None) -> T:
+            """The driver's bounded call into the page (``pageguard.py``)."""
+            ...
+
+        def perform(self, action: Callable[[], T], *, flush: bool = True) -> T:
+            """Run a page action, then settle (``settle.py``)."""
+            ...
 
     # -- the contract's element actions (``WebElements``) ----------------------------------------
     def click(self, target: Element) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from ..core.errors import ToolFailure
 from ..core.jsondata import SelectorSpec
@@ -41,12 +41,20 @@ class Located(NamedTuple):
     described: str
 
 
+T = TypeVar("T")
+
+
 class ElementLocators:
     """Locators for refs and node selectors over ``self.page``."""
 
     page: Page
     hierarchy: Callable[[], str]  # the driver's default ARIA snapshot of the page
-    within: Callable[..., Any]  # the driver's bounded call into the page (``pageguard.py``)
+
+    if TYPE_CHECKING:
+
+        def within(self, action: Callable[[], T], what: str, seconds: float | None = None) -> T:
+            """The driver's bounded call into the page (``pageguard.py``)."""
+            ...
 
     def count_of(self, locator: Locator) -> int:
         """How many elements ``locator`` finds now (bounded: counting runs in the page)."""

@@ -9,7 +9,7 @@ does not hold".
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
 from ..core.errors import ToolFailure, first_line
 from ..core.run.driver import Element
@@ -22,13 +22,20 @@ if TYPE_CHECKING:
 #: How long the input-value fallback of a text check waits, after the text check itself.
 VALUE_FALLBACK_MS = 1_000
 
+T = TypeVar("T")
+
 
 class PageChecks:
     """Assertions over ``self.page`` and located elements."""
 
     page: Page
     guard: PageGuard
-    within: Callable[..., Any]  # the driver's bounded call into the page (``pageguard.py``)
+
+    if TYPE_CHECKING:
+
+        def within(self, action: Callable[[], T], what: str, seconds: float | None = None) -> T:
+            """The driver's bounded call into the page (``pageguard.py``)."""
+            ...
 
     def text_visible(self, text: str, timeout_ms: int) -> bool:
         """Whether text (a case-insensitive substring) becomes visible on the page in time."""

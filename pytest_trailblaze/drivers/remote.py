@@ -18,14 +18,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core.errors import ConfigurationError, first_line
 from ..core.trail.envpass import expand_template
 from .profiles import shown_url
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Playwright
+    from playwright.sync_api import Browser, BrowserType, Playwright
 
     from .browser import BrowserOptions
 
@@ -52,9 +52,9 @@ def parse_headers(pairs: Iterable[str], option: str) -> dict[str, str]:
     return headers
 
 
-def parse_options(pairs: Iterable[str], option: str, known: Mapping[str, type]) -> dict[str, Any]:
+def parse_options(pairs: Iterable[str], option: str, known: Mapping[str, type]) -> dict[str, str | float]:
     """``KEY=VALUE`` pairs of Playwright connect options, typed; unknown keys are errors."""
-    options: dict[str, Any] = {}
+    options: dict[str, str | float] = {}
     for pair in pairs:
         key, sep, value = (part.strip() for part in pair.partition("="))
         if not sep or key not in known:
@@ -87,7 +87,8 @@ def connect(playwright: Playwright, options: BrowserOptions) -> Browser:
         return playwright.chromium.connect_over_cdp(
             options.cdp, headers=headers, timeout=timeout, **dict(options.connect_options)
         )
-    browser_type = getattr(playwright, options.browser)
+    assert options.connect, "a remote browser is named by cdp or connect"
+    browser_type: BrowserType = getattr(playwright, options.browser)
     headers = server_headers(options)
     return browser_type.connect(
         options.connect, headers=headers, timeout=timeout, **dict(options.connect_options)
@@ -97,7 +98,7 @@ def connect(playwright: Playwright, options: BrowserOptions) -> Browser:
 def server_headers(options: BrowserOptions) -> dict[str, str]:
     """The user's headers, plus the browser path and arguments as the server's launch options."""
     headers = dict(options.connect_headers)
-    launch: dict[str, Any] = {}
+    launch: dict[str, object] = {}
     if options.executable_path:
         launch["executablePath"] = options.executable_path
     if options.launch_args:

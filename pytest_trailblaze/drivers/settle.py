@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from .element_actions import tool_call
 from .network import CapturedRequest, NetworkCapture, NetworkTracker
@@ -34,8 +34,13 @@ class PageSettle:
     options: BrowserOptions
     network: NetworkTracker
     network_log: NetworkCapture
-    within: Callable[..., Any]  # the driver's bounded call into the page (``pageguard.py``)
     check_frames: Callable[[], None]  # which ``file://`` pages the trail may show (``fileurls.py``)
+
+    if TYPE_CHECKING:
+
+        def within(self, action: Callable[[], T], what: str, seconds: float | None = None) -> T:
+            """The driver's bounded call into the page (``pageguard.py``)."""
+            ...
 
     # -- settle -------------------------------------------------------------------------------
     def perform(self, action: Callable[[], T], *, flush: bool = True) -> T:

@@ -19,10 +19,18 @@ import queue
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core.errors import FatalToolError, ToolError
+from ..core.jsondata import JsonObject, JsonValue, as_json
 from ..core.tooling.context import ToolContext
+
+if TYPE_CHECKING:  # the SDK loads only when a server is used
+    import asyncio
+
+    from mcp_types import CallToolResult, RequestId
+
+    from ..workspace.model import Target
 
 CALL_TOOL = "trailblaze/callTool"
 #: JSON-RPC error codes of our replies.
@@ -34,9 +42,9 @@ UNKNOWN_METHOD = -32601
 class Callback:
     """A ``trailblaze/callTool`` request, accepted: which tool, with what, and the memory written."""
 
-    request_id: Any
+    request_id: RequestId
     name: str
-    arguments: dict[str, Any]
+    arguments: JsonObject
     memory_delta: dict[str, str] = field(default_factory=dict)
     memory_deletions: list[str] = field(default_factory=list)
 
@@ -45,7 +53,7 @@ class Callback:
 class Finished:
     """The call itself ended (its task is done): the loop on the trail's thread stops waiting."""
 
-    task: Any
+    task: asyncio.Task[CallToolResult]
 
 
 class CallbackRouter:
@@ -53,19 +61,19 @@ class CallbackRouter:
 
     def __init__(self) -> None:
         self.secret = secrets.token_urlsafe(24)
-        self._live: dict[str, queue.SimpleQueue[Any]] = {}
+        self._live: dict[str, queue.SimpleQueue[Callback | Finished]] = {}
 
-    def open(self) -> tuple[str, queue.SimpleQueue[Any]]:
+    def open(self) -> tuple[str, queue.SimpleQueue[Callback | Finished]]:
         """A new call: its invocation id and the queue its callbacks (then its end) arrive on."""
         invocation = secrets.token_hex(8)
-        events: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        events: queue.SimpleQueue[Callback | Finished] = queue.SimpleQueue()
         self._live[invocation] = events
         return invocation, events
 
     def close(self, invocation: str) -> None:
         self._live.pop(invocation, None)
 
-    def receive(self, request_id: Any, method: str, params: Any) -> tuple[int, str] | None:
+    def receive(self, request_id: RequestId, method: str, params: object) -> tuple[int, str] | None:
         """Route a request from the server; an error ``(code, message)`` to send back when refused."""
         if method != CALL_TOOL:
             return UNKNOWN_METHOD, f"method not found: {method}"
@@ -82,8 +90,9 @@ class CallbackRouter:
         name, arguments = params.get("name"), params.get("arguments", {})
         if not isinstance(name, str) or not name or not isinstance(arguments, Mapping):
             return REFUSED, "callback refused: it needs `name` (text) and `arguments` (an object)"
-        delta = params.get("memoryDelta") if isinstance(params.get("memoryDelta"), Mapping) else {}
-        deleted = params.get("memoryDeletions") if isinstance(params.get("memoryDeletions"), list) else []
+        found_delta, found_deleted = params.get("memoryDelta"), params.get("memoryDeletions")
+        delta: Mapping[object, object] = found_delta if isinstance(found_delta, Mapping) else {}
+        deleted: list[object] = found_deleted if isinstance(found_deleted, list) else []
         events.put(
             Callback(
                 request_id,
@@ -96,33 +105,33 @@ class CallbackRouter:
         return None
 
 
-def envelope(ctx: ToolContext, session_id: str, target: Any = None) -> dict[str, Any]:
+def envelope(ctx: ToolContext, session_id: str, target: Target | None = None) -> JsonObject:
     """``_meta.trailblaze`` of a call: what the tool may know of the session (no secret values)."""
     memory = ctx.memory
     public = memory.public()
-    found: dict[str, Any] = {
+    secret_keys: list[JsonValue] = list(memory.secret_keys())
+    found: JsonObject = {
         "sessionId": session_id,
         "device": ctx.device.as_context(),
-        "memory": public,
-        "secretKeys": memory.secret_keys(),
+        "memory": dict(public),
+        "secretKeys": secret_keys,
     }
+    base_url = None
     if target is not None:
         config = target.platform(ctx.device.platform)
-        app_ids = list(config.app_ids) if config else []
+        app_ids: list[JsonValue] = list(config.app_ids) if config else []
         base_url = config.base_url if config else None
-        found["target"] = {
-            "id": target.id,
-            "displayName": target.display_name,
-            "appIds": app_ids,
-            **({"baseUrls": [base_url]} if base_url else {}),
-        }
-    base = public.get("baseUrl") or (found.get("target", {}).get("baseUrls") or [None])[0]
+        shown: JsonObject = {"id": target.id, "displayName": target.display_name, "appIds": app_ids}
+        if base_url:
+            shown["baseUrls"] = [base_url]
+        found["target"] = shown
+    base = public.get("baseUrl") or base_url
     if base:
         found["baseUrl"] = base
     return found
 
 
-def serve(ctx: ToolContext, callback: Callback) -> tuple[dict[str, Any], BaseException | None]:
+def serve(ctx: ToolContext, callback: Callback) -> tuple[JsonObject, BaseException | None]:
     """Run a callback's tool on the trail's thread; the reply, and a fatal error to raise once the
     outer call has ended (the tool is told it failed, so it can unwind first)."""
     memory = ctx.memory
@@ -134,7 +143,7 @@ def serve(ctx: ToolContext, callback: Callback) -> tuple[dict[str, Any], BaseExc
     try:
         result = ctx.run(callback.name, callback.arguments)
     except FatalToolError as exc:
-        reply: dict[str, Any] = {"success": False, "errorMessage": memory.mask(str(exc))}
+        reply: JsonObject = {"success": False, "errorMessage": memory.mask(str(exc))}
         fatal = exc
     except ToolError as exc:
         reply = {"success": False, "errorMessage": memory.mask(str(exc))}
@@ -144,7 +153,7 @@ def serve(ctx: ToolContext, callback: Callback) -> tuple[dict[str, Any], BaseExc
     else:
         reply = {"success": True, "textContent": memory.mask(result.message)}
         if result.data is not None:
-            reply["structuredContent"] = memory.mask(result.data)
-    reply["memory"] = memory.public()
-    reply["secretKeys"] = memory.secret_keys()
+            reply["structuredContent"] = memory.mask(as_json(result.data))
+    reply["memory"] = dict(memory.public())
+    reply["secretKeys"] = list(memory.secret_keys())
     return reply, fatal

@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypeGuard, cast
 
 import anyio
 import mcp_types as types
@@ -26,11 +26,16 @@ from anyio.streams.text import TextReceiveStream
 from mcp import ClientSession
 from mcp.shared.message import SessionMessage
 
+from ..core.jsondata import JsonObject
 from ..core.masking import Masker
 from ..core.system.reaper import REAPER
 from .callbacks import CallbackRouter
 from .launch import LaunchSpec
 from .serverlog import LINE_LIMIT, MAX_MESSAGE_CHARS, LineSplitter, Overlong, ServerLog
+
+if TYPE_CHECKING:
+    from anyio.abc import ByteReceiveStream, TaskStatus
+    from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 STDERR_TAIL = 64
 CLOSE_GRACE_S = 5.0
@@ -69,9 +74,14 @@ class ServerConnection:
         self.too_big = 0
         #: Calls in progress and the secret a ``trailblaze/callTool`` request must carry.
         self.router = CallbackRouter()
-        self._write: Any = None
+        self._write: MemoryObjectSendStream[SessionMessage] | None = None
 
-    async def run(self, handshake_timeout: float, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+    async def run(
+        self,
+        handshake_timeout: float,
+        *,
+        task_status: TaskStatus[list[types.Tool]] = anyio.TASK_STATUS_IGNORED,
+    ) -> None:
         """Spawn, initialize under a watchdog, list tools, then serve until ``stop``."""
         self._stop = anyio.Event()
         self.log = ServerLog(self.log_path)
@@ -127,25 +137,28 @@ class ServerConnection:
             self._stop.set()
 
     async def call(
-        self, name: str, arguments: dict[str, Any], meta: dict[str, Any] | None = None
+        self, name: str, arguments: JsonObject, meta: JsonObject | None = None
     ) -> types.CallToolResult:
         """One ``tools/call``; the caller bounds it (``Portal.run``'s timeout cancels it)."""
         if self.session is None:
             raise RuntimeError("the server session is not running")
         try:
-            return await self.session.call_tool(name, arguments, meta=meta)  # type: ignore[return-value,arg-type]
+            # the SDK's request meta is an open map (its TypedDict allows extra keys): ours is one
+            return await self.session.call_tool(
+                name, arguments, meta=cast("types.RequestParamsMeta | None", meta)
+            )
         except anyio.get_cancelled_exc_class():
             self.abandoned_call = True
             raise
 
     async def reply(
-        self, request_id: Any, result: dict[str, Any] | None, error: tuple[int, str] | None = None
+        self, request_id: types.RequestId, result: JsonObject | None, error: tuple[int, str] | None = None
     ) -> None:
         """Answer a request the server sent (``trailblaze/callTool``)."""
         if self._write is None:
             return
         if error is not None:
-            message: Any = types.JSONRPCError(
+            message: types.JSONRPCError | types.JSONRPCResponse = types.JSONRPCError(
                 jsonrpc="2.0", id=request_id, error=types.ErrorData(code=error[0], message=error[1])
             )
         else:
@@ -236,13 +249,13 @@ class ServerConnection:
             if self._handshake is not None:
                 self._handshake.cancel()
 
-    async def _log_notification(self, params: Any) -> None:
+    async def _log_notification(self, params: object) -> None:
         """``notifications/message`` from the server (ctx.log) go to the same log as its stderr."""
         text = f"[{getattr(params, 'level', 'info')}] {getattr(params, 'data', params)}"
         self.note(text if len(text) <= LINE_LIMIT else Overlong(text[:LINE_LIMIT], len(text)).cut())
 
 
-async def _complete_lines(stream: Any, limit: int) -> AsyncIterator[list[str | Overlong]]:
+async def _complete_lines(stream: ByteReceiveStream, limit: int) -> AsyncIterator[list[str | Overlong]]:
     """The whole lines each chunk of a process pipe completes (``serverlog.LineSplitter``)."""
     splitter = LineSplitter(limit)
     async for chunk in TextReceiveStream(stream, errors="replace"):
@@ -269,8 +282,10 @@ async def _line_transport(
     process: Process,
     not_protocol: Callable[[str], None],
     too_big: Callable[[int], None],
-    ours: Callable[[Any], Awaitable[None]],
-) -> AsyncIterator[tuple[Any, Any]]:
+    ours: Callable[[types.JSONRPCRequest], Awaitable[None]],
+) -> AsyncIterator[
+    tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+]:
     """The SDK's message streams over the process pipes, one JSON-RPC message per line.
 
     A line that is not a JSON-RPC message goes to ``not_protocol``, not to the SDK (which would
@@ -319,7 +334,7 @@ async def _line_transport(
             group.cancel_scope.cancel()
 
 
-def _is_ours(message: Any) -> bool:
+def _is_ours(message: object) -> TypeGuard[types.JSONRPCRequest]:
     return isinstance(message, types.JSONRPCRequest) and message.method.startswith("trailblaze/")
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..core.tooling.memory import Memory
 
@@ -44,7 +43,7 @@ class MemoryWrites:
             memory.delete(key)
 
 
-def memory_writes(meta: Mapping[str, Any] | None) -> MemoryWrites:
+def memory_writes(meta: Mapping[str, object] | None) -> MemoryWrites:
     """The memory writes in a result's ``_meta`` (nested ``trailblaze`` envelope or flat keys)."""
     if not meta:
         return MemoryWrites()

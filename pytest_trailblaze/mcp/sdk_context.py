@@ -22,7 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from ..core.jsondata import JsonObject, JsonValue
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 CONTEXT_ARG = "_trailblazeContext"
 
@@ -43,12 +48,13 @@ class TrailblazeContext:
     device: DeviceContext = field(default_factory=DeviceContext)
 
     @classmethod
-    def from_arguments(cls, arguments: Mapping[str, Any] | None) -> TrailblazeContext | None:
+    def from_arguments(cls, arguments: Mapping[str, object] | None) -> TrailblazeContext | None:
         raw = (arguments or {}).get(CONTEXT_ARG)
         if not isinstance(raw, Mapping):
             return None
-        device = raw.get("device") if isinstance(raw.get("device"), Mapping) else {}
-        memory = raw.get("memory") if isinstance(raw.get("memory"), Mapping) else {}
+        found_device, found_memory = raw.get("device"), raw.get("memory")
+        device: Mapping[str, Any] = found_device if isinstance(found_device, Mapping) else {}
+        memory: Mapping[str, object] = found_memory if isinstance(found_memory, Mapping) else {}
         return cls(
             memory={str(k): str(v) for k, v in memory.items()},
             device=DeviceContext(
@@ -60,7 +66,7 @@ class TrailblazeContext:
         )
 
 
-def trailblaze_context(ctx: Any) -> TrailblazeContext | None:
+def trailblaze_context(ctx: object) -> TrailblazeContext | None:
     """The trail context of the current tool call; ``ctx`` is the SDK's ``Context`` (or its
     request context, or the raw arguments mapping). None when the caller sent none."""
     if isinstance(ctx, Mapping):
@@ -79,7 +85,7 @@ class ToolCallFailed(Exception):
         self.tool = tool
 
 
-async def call_tool(ctx: Any, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
+async def call_tool(ctx: object, name: str, arguments: Mapping[str, JsonValue] | None = None) -> JsonValue:
     """Call a tool of the trail's session from inside a Python MCP server's tool.
 
     ``ctx`` is the SDK's ``Context``. The request goes back over the server's own stdio, to the
@@ -92,7 +98,7 @@ async def call_tool(ctx: Any, name: str, arguments: Mapping[str, Any] | None = N
             await call_tool(ctx, "web_click", {"ref": "css=#checkout"})
             return await call_tool(ctx, "web_currentUrl")
     """
-    request = getattr(ctx, "request_context", ctx)
+    request: Any = getattr(ctx, "request_context", ctx)  # the SDK's RequestContext (or a stand-in)
     params = getattr(request, "params", None)
     meta = params.get("_meta") if isinstance(params, Mapping) else getattr(request, "meta", None)
     envelope = (meta or {}).get("trailblaze") if isinstance(meta, Mapping) else None
@@ -114,14 +120,14 @@ async def call_tool(ctx: Any, name: str, arguments: Mapping[str, Any] | None = N
         _Reply,
         metadata=ServerMessageMetadata(related_request_id=request.request_id),
     )
-    reply = reply.model_dump()
-    if not reply.get("success"):
-        raise ToolCallFailed(name, str(reply.get("errorMessage") or f"{name} failed"))
-    structured = reply.get("structuredContent")
-    return structured if structured is not None else reply.get("textContent", "")
+    answer: JsonObject = reply.model_dump()
+    if not answer.get("success"):
+        raise ToolCallFailed(name, str(answer.get("errorMessage") or f"{name} failed"))
+    structured = answer.get("structuredContent")
+    return structured if structured is not None else answer.get("textContent", "")
 
 
-def _reply_model() -> Any:
+def _reply_model() -> type[BaseModel]:
     from pydantic import BaseModel, ConfigDict
 
     class Reply(BaseModel):
@@ -135,8 +141,8 @@ class _CallToolRequest:
 
     method = "trailblaze/callTool"
 
-    def __init__(self, params: dict[str, Any]) -> None:
+    def __init__(self, params: JsonObject) -> None:
         self.params = params
 
-    def model_dump(self, **_: Any) -> dict[str, Any]:
+    def model_dump(self, **_: object) -> JsonObject:
         return {"method": self.method, "params": self.params}

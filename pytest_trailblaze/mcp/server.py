@@ -16,9 +16,10 @@ import queue
 import threading
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core.errors import FatalToolError, ToolFailure, ToolServerError, first_line
+from ..core.jsondata import JsonObject
 from ..core.masking import Masker
 from ..core.system.offloop import run_in_loop
 from ..core.tooling.context import ToolContext
@@ -27,7 +28,13 @@ from .callbacks import Finished, serve
 from .launch import LaunchSpec
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Coroutine
+    from concurrent.futures import Future
+
     import mcp_types as types
+    from anyio.from_thread import BlockingPortal
+
+T = TypeVar("T")
 
 DEFAULT_HANDSHAKE_S = 60.0
 DEFAULT_CALL_S = 60.0
@@ -51,11 +58,11 @@ class Portal:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._manager: AbstractContextManager[Any] | None = None
-        self._portal: Any = None
+        self._manager: AbstractContextManager[BlockingPortal] | None = None
+        self._portal: BlockingPortal | None = None
         self._event_loop: asyncio.AbstractEventLoop | None = None
 
-    def get(self) -> Any:
+    def get(self) -> BlockingPortal:
         with self._lock:
             if self._portal is None:
                 from anyio.from_thread import start_blocking_portal
@@ -64,7 +71,9 @@ class Portal:
                 self._portal = self._manager.__enter__()
             return self._portal
 
-    def run(self, function: Any, *args: Any, timeout: float | None = None) -> Any:
+    def run(
+        self, function: Callable[..., Coroutine[Any, Any, T]], *args: object, timeout: float | None = None
+    ) -> T:
         """Await ``function(*args)`` in the loop and return its result: the hot path of tool calls.
         Past ``timeout``, or on Ctrl-C, the task is cancelled (``offloop.run_in_loop``)."""
         return run_in_loop(self._loop(), function, *args, timeout=timeout)
@@ -84,7 +93,7 @@ class Portal:
         with self._lock:
             manager, portal = self._manager, self._portal
             self._manager, self._portal, self._event_loop = None, None, None
-        if manager is not None:
+        if manager is not None and portal is not None:
             portal.call(portal.stop, True)
             manager.__exit__(None, None, None)
 
@@ -115,7 +124,7 @@ class McpServer:
         )
         self.tools: list[types.Tool] = []
         self.broken: str | None = None
-        self._future: Any = None
+        self._future: Future[None] | None = None
 
     @property
     def name(self) -> str:
@@ -151,17 +160,17 @@ class McpServer:
             f"exited with code {code} during start-up" if code is not None else f"failed to start: {exc}"
         )
 
-    def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+    def call(self, name: str, arguments: JsonObject) -> ToolResult:
         """Call a tool; map the SDK's answer (or the server's death) to a result or an error."""
         return to_result(self.call_result(name, arguments))
 
     def call_result(
         self,
         name: str,
-        arguments: dict[str, Any],
+        arguments: JsonObject,
         *,
         ctx: ToolContext | None = None,
-        meta: dict[str, Any] | None = None,
+        meta: JsonObject | None = None,
     ) -> types.CallToolResult:
         """Call a tool: the SDK's answer as it came, or an error (a timeout, the server's death).
 
@@ -226,14 +235,16 @@ class McpServer:
         raise FatalToolError(self.broken, tool=name) from None
 
     def _call_serving(
-        self, name: str, arguments: dict[str, Any], ctx: ToolContext | None, meta: dict[str, Any]
-    ) -> tuple[Any, BaseException | None]:
+        self, name: str, arguments: JsonObject, ctx: ToolContext, meta: JsonObject
+    ) -> tuple[types.CallToolResult, BaseException | None]:
         """The call, while its ``trailblaze/callTool`` requests are served here (see ``callbacks``)."""
         router = self.connection.router
         invocation, events = router.open()
-        envelope = {"trailblaze": {**meta, "invocationId": invocation, "callbackToken": router.secret}}
+        envelope: JsonObject = {
+            "trailblaze": {**meta, "invocationId": invocation, "callbackToken": router.secret}
+        }
         loop = self.portal.loop()
-        box: list[asyncio.Task[Any]] = []
+        box: list[asyncio.Task[types.CallToolResult]] = []
 
         def start() -> None:
             task = loop.create_task(self.connection.call(name, arguments, envelope))
@@ -290,7 +301,7 @@ async def _running_loop() -> asyncio.AbstractEventLoop:
     return asyncio.get_running_loop()
 
 
-def to_result(result: Any) -> ToolResult:
+def to_result(result: object) -> ToolResult:
     """The first text content is the message; ``is_error`` fails the step with it."""
     text = next(
         (c.text for c in getattr(result, "content", []) or [] if getattr(c, "type", "") == "text"), None

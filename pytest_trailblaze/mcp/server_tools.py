@@ -11,10 +11,11 @@ count as absent.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import Problem, SourceSpan, ToolArgumentError
-from ..core.tooling.arguments import ArgumentIssue, is_finite, schema_issues
+from ..core.jsondata import JsonObject
+from ..core.tooling.arguments import ArgumentIssue, SchemaValidator, is_finite, schema_issues
 from ..core.tooling.context import ToolContext
 from ..core.tooling.tooldef import Tool, ToolDescriptor, ToolResult
 from ..core.trail.naming import check_tool_name
@@ -23,20 +24,25 @@ from .results import memory_writes
 from .sdk_context import CONTEXT_ARG
 from .server import McpServer, to_result
 
+if TYPE_CHECKING:
+    import mcp_types as types
 
-def _strings(value: Any) -> list[str] | None:
+    from ..workspace.model import Target
+
+
+def _strings(value: object) -> list[str] | None:
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return value
     return None
 
 
-def _flag(meta: Mapping[str, Any], key: str, default: bool) -> bool:
+def _flag(meta: Mapping[str, object], key: str, default: bool) -> bool:
     value = meta.get(key)
     return value if isinstance(value, bool) else default
 
 
 def skip_reason(
-    meta: Mapping[str, Any] | None, *, platform: str, driver_key: str, agent_mode: str
+    meta: Mapping[str, object] | None, *, platform: str, driver_key: str, agent_mode: str
 ) -> str | None:
     """Why a tool is not registered in this session, or None when it is."""
     meta = meta or {}
@@ -54,8 +60,8 @@ def skip_reason(
 class SchemaTool(Tool):
     """A tool whose arguments are checked against a JSON Schema (``self.schema``) before it runs."""
 
-    schema: dict[str, Any]
-    _validator: Any = None
+    schema: JsonObject
+    _validator: SchemaValidator | None = None
 
     def validate(self, args: Mapping[str, Any]) -> dict[str, Any]:
         """Check arguments against the JSON Schema before the call; NaN and infinity are refused
@@ -73,7 +79,7 @@ class SchemaTool(Tool):
         """What ``validate`` refuses, one issue per problem, with paths like ``entities[0].entityType``."""
         return schema_issues(self._schema_validator(), args)
 
-    def _schema_validator(self) -> Any:
+    def _schema_validator(self) -> SchemaValidator:
         if self._validator is None:
             from jsonschema import Draft202012Validator
 
@@ -85,7 +91,12 @@ class McpTool(SchemaTool):
     """A tool of an MCP server: arguments checked against its JSON Schema, then called."""
 
     def __init__(
-        self, server: McpServer, advertised: Any, *, session_id: str = "", target: Any = None
+        self,
+        server: McpServer,
+        advertised: types.Tool,
+        *,
+        session_id: str = "",
+        target: Target | None = None,
     ) -> None:
         meta = dict(advertised.meta or {})
         #: The session it serves, for the ``_meta.trailblaze`` of its calls.
@@ -105,7 +116,7 @@ class McpTool(SchemaTool):
             toolset=toolset if isinstance(toolset, str) and toolset else None,
             schema_factory=lambda: self.schema,
         )
-        self._validator: Any = None
+        self._validator = None
 
     @property
     def requires_context(self) -> bool:
@@ -115,7 +126,7 @@ class McpTool(SchemaTool):
         """Call with ``_trailblazeContext`` (the upstream argument) and ``_meta.trailblaze`` (the
         session, and what the server needs to call tools back); a successful result's memory
         writes reach the trail."""
-        context = {"memory": ctx.memory.public(), "device": ctx.device.as_context()}
+        context: JsonObject = {"memory": dict(ctx.memory.public()), "device": ctx.device.as_context()}
         meta = envelope(ctx, self.session_id, self.target)
         result = self.server.call_result(self.name, {**validated, CONTEXT_ARG: context}, ctx=ctx, meta=meta)
         if result.meta and not result.is_error:

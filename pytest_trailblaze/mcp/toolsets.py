@@ -9,17 +9,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Protocol, TypeVar
 
 from ..core.errors import ConfigurationError, ToolServerError
 from ..core.masking import Masker
 from ..core.tooling.context import DeviceInfo
 from ..workspace.model import Target
+from ..workspace.schema import McpServerSpec
 from .launch import LaunchSpec, resolve_server
 from .server import McpServer, Portal, new_session_id
 from .server_tools import McpTool, skip_reason
 
-T = TypeVar("T")
+
+class Companion(Protocol):
+    """A helper that shares the servers' loop: its logs are listed with theirs, it closes first."""
+
+    def logs(self, scope: Hashable) -> list[Path]: ...
+
+    def close(self) -> None: ...
+
+
+T = TypeVar("T", bound=Companion)
 
 
 def device_environment(device: DeviceInfo, session_id: str) -> dict[str, str]:
@@ -55,7 +65,7 @@ class McpToolsets:
         self._servers: dict[Hashable, list[McpServer]] = {}
         self._failures: dict[Hashable, str] = {}
         self._tools: dict[Hashable, list[McpTool]] = {}
-        self._companions: list[Any] = []
+        self._companions: list[Companion] = []
 
     def companion(self, kind: type[T], make: Callable[[McpToolsets], T]) -> T:
         """The one ``kind`` helper of this worker (made by ``make`` on first use) that shares its
@@ -98,7 +108,7 @@ class McpToolsets:
         self._tools[scope] = tools
         return tools
 
-    def _start(self, spec: Any, target: Target, env: dict[str, str], session_id: str) -> McpServer:
+    def _start(self, spec: McpServerSpec, target: Target, env: dict[str, str], session_id: str) -> McpServer:
         try:
             launch = resolve_server(spec, target.source, target.script_roots)
         except ConfigurationError as exc:

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from ..core.errors import ToolFailure
 from ..core.tooling.context import ToolContext
 from ..core.tooling.memory import MASK
-from ..core.tooling.tooldef import PythonTool, tool
+from ..core.tooling.tooldef import tool
 from .arithmetic import ExpressionError, evaluate
+from .declaring import ToolDecorator
 
 TOLERANCE = 1e-4
 
 
-def memory_tool(**kwargs: Any) -> Callable[[Callable[..., Any]], PythonTool]:
+def memory_tool(**kwargs: Any) -> ToolDecorator:
     return tool(source="builtin", toolset="memory", **kwargs)
 
 

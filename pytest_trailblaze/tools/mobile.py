@@ -9,8 +9,7 @@ helpers here.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any, cast
+from typing import Any, TypedDict, Unpack, cast
 
 from ..core.errors import FatalToolError, ToolFailure
 from ..core.jsondata import JsonObject, SelectorSpec
@@ -18,8 +17,9 @@ from ..core.run.driver import MobileSession, implements
 from ..core.screen.hierarchy import Node, matches_pattern
 from ..core.screen.node_selectors import describe
 from ..core.tooling.context import ToolContext
-from ..core.tooling.tooldef import CaseInsensitiveEnum, PythonTool, ToolResult, tool
+from ..core.tooling.tooldef import CaseInsensitiveEnum, ToolResult, tool
 from ..core.trail.nodeselector import NodeSelector
+from .declaring import ToolDecorator
 from .limits import TimeoutMs
 
 MOBILE = ("android", "ios")
@@ -41,7 +41,7 @@ def mobile(ctx: ToolContext) -> MobileSession:
     return cast(MobileSession, ctx.driver)
 
 
-def mobile_tool(**kwargs: Any) -> Callable[[Callable[..., Any]], PythonTool]:
+def mobile_tool(**kwargs: Any) -> ToolDecorator:
     kwargs.setdefault("toolset", "core_interaction")
     kwargs.setdefault("platforms", MOBILE)
     return tool(source="builtin", **kwargs)
@@ -62,9 +62,18 @@ def only(driver: MobileSession, selector: SelectorSpec, timeout_ms: int | None =
     return found[0]
 
 
-def shown_text(driver: MobileSession, text: str, **filters: Any) -> Node:
+def shown_text(driver: MobileSession, text: str, **filters: Unpack[TextFilters]) -> Node:
     """The visible element showing ``text`` (Maestro style: a substring, any case)."""
     return only(driver, text_selector(driver, text, **filters))
+
+
+class TextFilters(TypedDict, total=False):
+    """What narrows a text search besides the text (``text_selector``'s filters)."""
+
+    id: str | None
+    index: int
+    enabled: bool | None
+    selected: bool | None
 
 
 def absent(driver: MobileSession, selector: SelectorSpec, what: str, timeout_ms: int | None = None) -> None:

@@ -9,21 +9,20 @@ not have the command answers with its own message, which the step's failure show
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from ..core.errors import ToolArgumentError, ToolFailure
 from ..core.tooling.context import ToolContext
-from ..core.tooling.tooldef import PythonTool
 from ..drivers.appium_commands import EXTRA_TYPES, PACKAGE_ID
+from .declaring import ToolDecorator
 from .mobile import mobile, mobile_tool
 
 ANDROID = ("android",)
 
 
-def android_tool(**kwargs: Any) -> Callable[[Callable[..., Any]], PythonTool]:
+def android_tool(**kwargs: Any) -> ToolDecorator:
     """Android-only primitives: hidden from the LLM, in the ``android_primitives`` toolset."""
     kwargs.setdefault("toolset", "android_primitives")
     return mobile_tool(platforms=ANDROID, surface_to_llm=False, **kwargs)

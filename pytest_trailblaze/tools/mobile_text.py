@@ -6,7 +6,7 @@ Maestro dialect, a case-insensitive substring of the text, resolved like the sel
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict, Unpack
 
 from ..core.errors import ToolArgumentError
 from ..core.run.driver import MobileSession
@@ -73,8 +73,16 @@ def _string_index(index: str | int | None) -> int:
     return int(text)
 
 
+class AccessibilityFilters(TypedDict, total=False):
+    """What narrows an accessibility-text search besides the text and the position."""
+
+    id: str | None
+    enabled: bool | None
+    selected: bool | None
+
+
 def _by_accessibility_text(
-    ctx: ToolContext, text: str, index: str | int | None, **filters: Any
+    ctx: ToolContext, text: str, index: str | int | None, **filters: Unpack[AccessibilityFilters]
 ) -> tuple[MobileSession, Node]:
     """The visible element whose accessibility text (content-desc, iOS label) contains ``text``, any case."""
     driver = mobile(ctx)

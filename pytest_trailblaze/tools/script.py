@@ -18,13 +18,13 @@ from ..core.errors import ToolFailure
 from ..core.system.pycall import ImportFailure, resolve_callable
 from ..core.tooling.context import ToolContext
 from ..core.tooling.scripts import run_script
-from ..core.tooling.tooldef import tool
+from ..core.tooling.tooldef import ToolResult, tool
 
 
 @tool(source="builtin", toolset="meta", surface_to_llm=False, is_recordable=False)
 def script(
     ctx: ToolContext, function: str = "", params: dict[str, Any] | None = None, source: str | None = None
-) -> Any:
+) -> ToolResult:
     """Run a Python function ``module:attr`` (or ``file.py:attr``) as a script with ``params``."""
     if source is not None:
         raise ToolFailure(

@@ -8,7 +8,6 @@ waits for the element, settles the page after the action and words a failure as 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -16,10 +15,11 @@ from ..core.errors import FatalToolError, ToolFailure
 from ..core.jsondata import JsonObject
 from ..core.run.driver import Element, WebSession, implements
 from ..core.tooling.context import ToolContext
-from ..core.tooling.tooldef import CaseInsensitiveEnum, PythonTool, tool
+from ..core.tooling.tooldef import CaseInsensitiveEnum, tool
 from ..core.trail.devices import WEB_DRIVER_KEYS
 from ..core.trail.nodeselector import NodeSelector
 from .common import Direction
+from .declaring import ToolDecorator
 from .limits import NavigationUrl, Pixels, PlaywrightTimeoutMs, ViewportPixels, WholeSeconds
 from .snapshot import take_snapshot
 
@@ -47,7 +47,7 @@ def target(driver: WebSession, ref: str | None, node_selector: NodeSelector | No
     return driver.locate(ref, node_selector.as_dict() if node_selector is not None else None)
 
 
-def web_tool(**kwargs: Any) -> Callable[[Callable[..., Any]], PythonTool]:
+def web_tool(**kwargs: Any) -> ToolDecorator:
     kwargs.setdefault("toolset", "web_core")
     return tool(platforms=WEB, drivers=WEB_DRIVER_KEYS, source="builtin", **kwargs)
 

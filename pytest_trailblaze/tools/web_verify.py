@@ -6,14 +6,15 @@ from "the element is there but does not hold".
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ..core.errors import ToolFailure
 from ..core.run.driver import SentRequest
 from ..core.tooling.context import ToolContext
-from ..core.tooling.tooldef import CaseInsensitiveEnum, PythonTool
+from ..core.tooling.tooldef import CaseInsensitiveEnum
 from ..core.trail.nodeselector import NodeSelector
+from .declaring import ToolDecorator
 from .limits import TimeoutMs
 from .web import target, web, web_tool
 
@@ -26,7 +27,7 @@ class ValueCheck(CaseInsensitiveEnum):
     ATTRIBUTE = "ATTRIBUTE"
 
 
-def verify_tool(**kwargs: Any) -> Callable[[Callable[..., Any]], PythonTool]:
+def verify_tool(**kwargs: Any) -> ToolDecorator:
     return web_tool(is_verification=True, toolset="web_verification", **kwargs)
 
 

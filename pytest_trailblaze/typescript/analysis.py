@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import first_line
+from ..core.jsondata import JsonObject, JsonValue
 from . import ASSETS
 from .runtime import TypeScript
 
@@ -53,11 +54,11 @@ class TypedExport:
     file: Path
     line: int
     col: int
-    spec: Mapping[str, Any]
+    spec: Mapping[str, JsonValue]
     spec_problems: tuple[tuple[int, int, str], ...]
     description: str
-    input_schema: Mapping[str, Any]
-    result_schema: Mapping[str, Any] | None
+    input_schema: Mapping[str, JsonValue]
+    result_schema: Mapping[str, JsonValue] | None
 
 
 @dataclass(frozen=True)
@@ -178,7 +179,7 @@ def _relative(raw: dict[str, Any], tools_dir: Path) -> dict[str, Any]:
     return raw
 
 
-def _store(path: Path, raw: dict[str, Any]) -> None:
+def _store(path: Path, raw: JsonObject) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")

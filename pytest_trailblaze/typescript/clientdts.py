@@ -34,7 +34,7 @@ class TypeWriter:
     def declarations(self) -> str:
         return "".join(f"type {name} = {text};\n" for name, text in self.aliases.items())
 
-    def of(self, schema: Any, root: Mapping[str, Any], indent: str = "", depth: int = 0) -> str:
+    def of(self, schema: object, root: Mapping[str, object], indent: str = "", depth: int = 0) -> str:
         """The TypeScript type of values ``schema`` accepts (``root`` holds its ``$defs``)."""
         if not isinstance(schema, Mapping) or depth > 24:
             return "unknown"
@@ -58,8 +58,8 @@ class TypeWriter:
             return self._object(schema, root, indent, depth)
         return _SCALARS.get(str(kind), "unknown")
 
-    def _alias(self, ref: str, root: Mapping[str, Any]) -> str:
-        target: Any = root
+    def _alias(self, ref: str, root: Mapping[str, object]) -> str:
+        target: object = root
         for part in ref.removeprefix("#/").split("/"):
             target = target.get(part) if isinstance(target, Mapping) else None
         if not isinstance(target, Mapping):
@@ -76,13 +76,15 @@ class TypeWriter:
             self.aliases[name] = self.of(target, root)
         return self._names[key]
 
-    def _array(self, schema: Mapping[str, Any], root: Mapping[str, Any], indent: str, depth: int) -> str:
+    def _array(
+        self, schema: Mapping[str, object], root: Mapping[str, object], indent: str, depth: int
+    ) -> str:
         prefix = schema.get("prefixItems")
         if isinstance(prefix, list):
             return "[" + ", ".join(self.of(s, root, indent, depth + 1) for s in prefix) + "]"
         return _grouped(self.of(schema.get("items", {}), root, indent, depth + 1)) + "[]"
 
-    def _object(self, schema: Mapping[str, Any], root: Mapping[str, Any], indent: str, depth: int) -> str:
+    def _object(self, schema: Mapping[str, Any], root: Mapping[str, object], indent: str, depth: int) -> str:
         properties = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
         extra = schema.get("additionalProperties", True if properties else None)
         if not properties:

@@ -19,11 +19,11 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from yaml.nodes import MappingNode
 
 from ..core.errors import Problem, SourceSpan
+from ..core.jsondata import JsonObject
 from ..core.system.files import DEFAULT_MAX_BYTES, FileRefused, read_source, refusal
 from ..core.system.pycall import ALLOW_OUTSIDE_OPTION, CodeRoots
 from ..core.trail.yamlsource import Source
@@ -50,9 +50,9 @@ class TsToolDef:
     export: str
     span: SourceSpan
     description: str = ""
-    schema: dict[str, Any] = field(default_factory=lambda: {"type": "object"})
-    result_schema: dict[str, Any] | None = None
-    spec: dict[str, Any] = field(default_factory=dict)
+    schema: JsonObject = field(default_factory=lambda: {"type": "object"})
+    result_schema: JsonObject | None = None
+    spec: JsonObject = field(default_factory=dict)
     typed: bool = True
 
 
@@ -257,10 +257,10 @@ def _typed_def(trailmap: str, tools_dir: Path, export: TypedExport, problems: li
                 fix="write the value itself in the spec (a string, number, boolean, list or object)",
             )
         )
-    description = spec.get("description") if isinstance(spec.get("description"), str) else export.description
-    schema = (
-        spec.get("inputSchema") if isinstance(spec.get("inputSchema"), dict) else dict(export.input_schema)
-    )
+    described = spec.get("description")
+    description = described if isinstance(described, str) else export.description
+    declared = spec.get("inputSchema")
+    schema = declared if isinstance(declared, dict) else dict(export.input_schema)
     return TsToolDef(
         name=export.name,
         trailmap=trailmap,

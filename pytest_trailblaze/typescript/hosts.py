@@ -16,9 +16,10 @@ from collections.abc import Hashable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core.errors import ConfigurationError, FatalToolError, ToolFailure, ToolServerError
+from ..core.jsondata import JsonObject
 from ..core.tooling.context import DeviceInfo, ToolContext
 from ..core.tooling.tooldef import ToolResult
 from ..mcp.callbacks import envelope
@@ -29,6 +30,12 @@ from ..mcp.toolsets import McpToolsets, device_environment
 from . import ASSETS
 from .discovery import shown
 from .runtime import find_runtime
+
+if TYPE_CHECKING:
+    import mcp_types as types
+
+    from ..workspace.model import Target
+    from .ts_tools import TsTool
 
 HOST = ASSETS / "host.mjs"
 #: Stack lines: ``at fn (file:line:col)`` (V8, Bun) and ``fn@file:line:col``.
@@ -54,7 +61,9 @@ class TsHosts:
     def of(cls, mcp: McpToolsets) -> TsHosts:
         return mcp.companion(cls, cls)
 
-    def binding(self, scope: Hashable, target: Any, device: DeviceInfo, tools: list[Any]) -> TsBinding:
+    def binding(
+        self, scope: Hashable, target: Target | None, device: DeviceInfo, tools: list[TsTool]
+    ) -> TsBinding:
         """What a session's TypeScript tools call through: its hosts, its target and device."""
         manifests: dict[Path, dict[str, dict[str, str]]] = {}
         for tool in tools:
@@ -133,11 +142,11 @@ class TsBinding:
     hosts: TsHosts
     scope: Hashable
     session: str
-    target: Any
+    target: Target | None
     device: DeviceInfo
     manifests: dict[Path, dict[str, dict[str, str]]]
 
-    def call(self, tool: Any, ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    def call(self, tool: TsTool, ctx: ToolContext, args: JsonObject) -> ToolResult:
         """Run ``tool``; its thrown error fails the step with the message and the ``.ts`` line."""
         definition = tool.definition
         server = self.hosts.server(self, definition.tools_dir)
@@ -147,14 +156,14 @@ class TsBinding:
             raise ToolFailure(_thrown(tool.name, result, definition.tools_dir, ctx), tool=tool.name)
         writes = memory_writes(result.meta)
         writes.apply(ctx.memory)
-        text = next((c.text for c in result.content or [] if getattr(c, "type", "") == "text"), "")
+        text = next((c.text for c in result.content or [] if c.type == "text"), "")
         return ToolResult(message=text, data=result.structured_content)
 
 
-def _thrown(name: str, result: Any, tools_dir: Path, ctx: ToolContext) -> str:
+def _thrown(name: str, result: types.CallToolResult, tools_dir: Path, ctx: ToolContext) -> str:
     """``tool 'x' threw Error: message`` and where: the first frame of the stack in ``tools/``."""
     error = ((result.meta or {}).get("trailblaze") or {}).get("error") or {}
-    text = next((c.text for c in result.content or [] if getattr(c, "type", "") == "text"), "")
+    text = next((c.text for c in result.content or [] if c.type == "text"), "")
     message = str(error.get("message", text)) if isinstance(error, dict) else text
     kind = str(error.get("name", "Error")) if isinstance(error, dict) else "Error"
     lines = [
@@ -165,7 +174,8 @@ def _thrown(name: str, result: Any, tools_dir: Path, ctx: ToolContext) -> str:
     where = _location(str(error.get("stack", "")) if isinstance(error, dict) else "", tools_dir)
     if where:
         lines.append(f"  at {where}")
-    return ctx.memory.mask("\n".join(lines))
+    masked: str = ctx.memory.mask("\n".join(lines))
+    return masked
 
 
 def _location(stack: str, tools_dir: Path) -> str | None:

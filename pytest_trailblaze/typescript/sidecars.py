@@ -16,6 +16,7 @@ from pydantic import Field
 from yaml.nodes import Node
 
 from ..core.errors import Problem, SourceSpan
+from ..core.jsondata import JsonObject, JsonValue
 from ..core.trail.yamlsource import Source
 from ..workspace.schema import Strict, node_at, validate
 
@@ -62,27 +63,28 @@ class SidecarTool:
         self.spec = _flags(base, entry)
 
 
-def flat_schema(properties: dict[str, SidecarProperty] | None) -> dict[str, Any] | None:
+def flat_schema(properties: dict[str, SidecarProperty] | None) -> JsonObject | None:
     """Upstream's flat ``inputSchema`` map as a JSON Schema object; None when not given."""
     if properties is None:
         return None
-    schema: dict[str, Any] = {"type": "object", "properties": {}}
+    shapes: JsonObject = {}
+    schema: JsonObject = {"type": "object", "properties": shapes}
     for name, prop in properties.items():
-        one: dict[str, Any] = {"type": prop.type}
+        one: JsonObject = {"type": prop.type}
         if prop.description:
             one["description"] = prop.description
         if prop.enum is not None:
             one["enum"] = prop.enum
-        schema["properties"][name] = one
-    required = [name for name, prop in properties.items() if prop.required]
+        shapes[name] = one
+    required: list[JsonValue] = [name for name, prop in properties.items() if prop.required]
     if required:
         schema["required"] = required
     return schema
 
 
-def _flags(base: Sidecar, entry: SidecarEntry) -> dict[str, Any]:
+def _flags(base: Sidecar, entry: SidecarEntry) -> JsonObject:
     """The spec fields a descriptor sets, entry over file, ``_meta`` keys under the shortcuts."""
-    spec: dict[str, Any] = {}
+    spec: JsonObject = {}
     for meta in (base.meta, entry.meta):
         for key, value in (meta or {}).items():
             if key.startswith("trailblaze/"):

@@ -8,7 +8,7 @@ session binds them to its hosts (``bind``) before registering them.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import FatalToolError
 from ..core.tooling.context import ToolContext
@@ -16,14 +16,17 @@ from ..core.tooling.tooldef import Tool, ToolDescriptor, ToolResult
 from ..mcp.server_tools import SchemaTool
 from .discovery import TsToolDef
 
+if TYPE_CHECKING:
+    from .hosts import TsBinding
+
 PLATFORMS = {"web", "android", "ios", "desktop"}
 
 
-def _strings(value: Any) -> list[str]:
+def _strings(value: object) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
-def _flag(spec: Mapping[str, Any], key: str, default: bool) -> bool:
+def _flag(spec: Mapping[str, object], key: str, default: bool) -> bool:
     value = spec.get(key)
     return value if isinstance(value, bool) else default
 
@@ -31,8 +34,9 @@ def _flag(spec: Mapping[str, Any], key: str, default: bool) -> bool:
 class TsTool(SchemaTool):
     """A tool exported by a ``.ts`` file of a trailmap's ``tools/`` folder."""
 
-    def __init__(self, definition: TsToolDef, host: Any = None) -> None:
+    def __init__(self, definition: TsToolDef, host: TsBinding | None = None) -> None:
         spec = definition.spec
+        toolset = spec.get("toolset")
         self.definition = definition
         self.host = host
         self.schema = dict(definition.schema)
@@ -45,16 +49,16 @@ class TsTool(SchemaTool):
             requires_host=_flag(spec, "requiresHost", False),
             platforms=frozenset(p.lower() for p in _strings(spec.get("supportedPlatforms"))),
             drivers=frozenset(d.lower() for d in _strings(spec.get("supportedDrivers"))),
-            toolset=spec["toolset"] if isinstance(spec.get("toolset"), str) else None,
+            toolset=toolset if isinstance(toolset, str) else None,
             schema_factory=lambda: self.schema,
         )
-        self._validator: Any = None
+        self._validator = None
 
     @property
     def requires_context(self) -> bool:
         return _flag(self.definition.spec, "requiresContext", False)
 
-    def bound(self, host: Any) -> TsTool:
+    def bound(self, host: TsBinding) -> TsTool:
         """This tool, run by ``host`` (a session's ``TsBinding``)."""
         return TsTool(self.definition, host)
 
@@ -78,6 +82,6 @@ class TsTool(SchemaTool):
         return self.host.call(self, ctx, validated)
 
 
-def bind(tools: Iterable[Tool], binding: Any) -> list[Tool]:
+def bind(tools: Iterable[Tool], binding: TsBinding) -> list[Tool]:
     """``tools`` with every TypeScript tool bound to ``binding``'s hosts (the others as they are)."""
     return [tool.bound(binding) if isinstance(tool, TsTool) else tool for tool in tools]

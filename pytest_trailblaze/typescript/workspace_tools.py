@@ -11,11 +11,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from yaml.nodes import Node, SequenceNode
 
 from ..core.errors import Problem
+from ..core.tooling.tooldef import Tool
 from ..core.trail.naming import check_tool_name
 from ..core.trail.yamlsource import Source, did_you_mean
 from ..workspace.model import Workspace
@@ -73,7 +73,7 @@ def _target_id(manifest: TrailmapManifest) -> str:
     return (manifest.target.id if manifest.target else None) or manifest.id
 
 
-def _where(tool: Any) -> str:
+def _where(tool: Tool) -> str:
     definition = getattr(tool, "definition", None)
     return str(definition.span) if definition is not None else tool.descriptor.source
 
@@ -128,7 +128,7 @@ def listed_problems(
     # a descriptor's own problems (a missing script) already say why its tool is not there
     described = {p.stem for p in tools_dir.glob("*.y*ml") if is_sidecar(p)} if tools_dir.is_dir() else set()
     known = set(ws.ts_tools) | set(ws.tool_defs) | described
-    places: list[tuple[list[Any], str | None]] = [(["target", "tools"], None)]
+    places: list[tuple[list[str | int], str | None]] = [(["target", "tools"], None)]
     places += [(["target", "platforms", p, "tools"], p) for p, config in target.platforms.items() if config]
     for where, platform in places:
         listed = node_at(node, where)[0]
@@ -147,7 +147,7 @@ def listed_problems(
 
 
 def _unexported(
-    trailmap: str, name: str, src: Source, entry: Node, where: list[Any], known: set[str]
+    trailmap: str, name: str, src: Source, entry: Node, where: list[str | int], known: set[str]
 ) -> Problem:
     field = ".".join(str(p) for p in where)
     return Problem(

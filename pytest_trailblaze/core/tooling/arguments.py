@@ -133,6 +133,8 @@ class SchemaValidator(Protocol):
 
     def iter_errors(self, instance: object) -> Iterable[SchemaError]: ...
 
+    def is_valid(self, instance: object) -> bool: ...
+
 
 def schema_issues(validator: SchemaValidator, args: Mapping[str, object]) -> list[ArgumentIssue]:
     """Everything a ``jsonschema`` validator finds in ``args``, non-finite numbers first."""
