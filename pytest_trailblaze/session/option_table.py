@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..core.trail.parse import TRAIL_FILE_PATTERNS
 from ..drivers.appium_server import APPIUM_LOG_LEVELS
@@ -28,7 +27,7 @@ class IniSpec:
 
     name: str
     help: str
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -41,7 +40,7 @@ class OptionSpec:
 
     flags: tuple[str, ...]
     dest: str
-    cli: Mapping[str, Any]
+    cli: Mapping[str, object]
     inis: tuple[IniSpec, ...] = ()
 
 
@@ -50,9 +49,9 @@ def _opt(
     ini: str | None = None,
     *,
     ini_type: str | None = None,
-    ini_default: Any = None,
+    ini_default: object = None,
     help: str,
-    **cli: Any,
+    **cli: object,
 ) -> OptionSpec:
     """``--trailblaze-<name>``, and the ini key ``ini`` (of ``ini_type``, ``ini_default``) with its help."""
     inis = (IniSpec(ini, help, {"type": ini_type, "default": ini_default}),) if ini else ()
@@ -60,7 +59,7 @@ def _opt(
     return OptionSpec((f"--trailblaze-{name}",), dest, {"help": help, **cli}, inis)
 
 
-def _ini(name: str, help: str, **extra: Any) -> OptionSpec:
+def _ini(name: str, help: str, **extra: object) -> OptionSpec:
     """An ini key with no option of its own."""
     return OptionSpec((), "", {}, (IniSpec(name, help, extra),))
 

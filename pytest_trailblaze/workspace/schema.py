@@ -184,7 +184,7 @@ class ToolFile(Strict):
 
 class WorkspaceDefaults(Strict):
     target: str | None = None
-    llm: Any = None
+    llm: object = None
     max_llm_calls: int | None = Field(default=None, alias="max-llm-calls")
 
 
@@ -196,7 +196,7 @@ class WorkspaceConfig(Strict):
     toolsets: list[Any] = []
     tools: list[Any] = []
     providers: Any = None
-    llm: Any = None
+    llm: object = None
 
 
 #: Fields upstream removed; a clear message beats "unknown key".
