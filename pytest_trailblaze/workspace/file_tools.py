@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import cached_property
 from typing import Annotated, Any
 
@@ -29,7 +29,7 @@ from .model import ToolDef, Workspace
 from .schema import ParamDecl
 
 
-def finite_number(value: Any) -> int | float:
+def finite_number(value: object) -> int | float:
     """A ``number`` parameter: ints stay ints (3, not 3.0, when spliced into text), text from memory
     is read as a number, and NaN or infinity is refused (no JSON, no wait, no timeout means them)."""
     if isinstance(value, str):
@@ -120,7 +120,7 @@ def _build(definition: ToolDef, builtins: set[str], code: CodeRoots | None) -> T
     return None  # navigation metadata for a tool defined elsewhere
 
 
-def _class_tool(definition: ToolDef, target: Any) -> Tool:
+def _class_tool(definition: ToolDef, target: object) -> Tool:
     if isinstance(target, PythonTool):
         if target.name != definition.name:
             raise ImportFailure(
@@ -135,7 +135,7 @@ def _class_tool(definition: ToolDef, target: Any) -> Tool:
 
 def parameters_model(name: str, params: list[ParamDecl]) -> type[BaseModel]:
     """A pydantic model of declared parameters; omitted optional ones stay unset."""
-    fields: dict[str, Any] = {}
+    fields: dict[str, Any] = {}  # pydantic field definitions: (type, default)
     for p in params:
         kind = PARAM_TYPES[p.type]
         if p.is_required:
@@ -165,7 +165,7 @@ class _DefinedTool(Tool):
             **flags,
         )
 
-    def validate(self, args: Any) -> dict[str, Any]:
+    def validate(self, args: Mapping[str, object]) -> dict[str, Any]:
         """Typed parameter values; explicit nulls and omitted optional parameters are left out."""
         given = {k: v for k, v in dict(args).items() if v is not None}
         try:
@@ -191,7 +191,7 @@ class CompositeTool(_DefinedTool):
         return frozenset(p.name for p in self.params)
 
     @property
-    def parameter_defaults(self) -> dict[str, Any]:
+    def parameter_defaults(self) -> dict[str, object]:
         return {p.name: p.default for p in self.params if p.has_default}
 
     def invoke(self, ctx: ToolContext, validated: dict[str, Any]) -> ToolResult:
@@ -221,10 +221,10 @@ class ScriptTool(_DefinedTool):
         locate(self.spec, definition.path.parent, code)  # a missing file is a load problem; nothing runs
 
     @cached_property
-    def function(self) -> Callable[..., Any]:
+    def function(self) -> Callable[..., object]:
         """The script, imported at the first call (collection and ``check`` never run its module)."""
         try:
-            function = resolve_callable(self.spec, self.definition.path.parent, self.code)
+            function: object = resolve_callable(self.spec, self.definition.path.parent, self.code)
         except ImportFailure as exc:
             raise ToolFailure(self._cannot_load(str(exc)), tool=self.name) from None
         if not callable(function):
@@ -244,13 +244,15 @@ class ScriptTool(_DefinedTool):
 class UnavailableTool(_DefinedTool):
     """A declared tool with no implementation here: known, but every call says why it cannot run."""
 
+    unavailable: str
+
     def __init__(self, definition: ToolDef, reason: str) -> None:
         super().__init__(definition, source=f"yaml:{definition.path.name}")
         self.unavailable = (
             f"tool '{definition.name}' (declared at {definition.span}) is unavailable: {reason}"
         )
 
-    def validate(self, args: Any) -> dict[str, Any]:
+    def validate(self, args: Mapping[str, object]) -> dict[str, Any]:
         return dict(args)
 
     def invoke(self, ctx: ToolContext, validated: dict[str, Any]) -> ToolResult:
