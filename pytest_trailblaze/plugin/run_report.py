@@ -8,10 +8,10 @@ pytest-xdist the controller, which sees every worker's reports, writes the files
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import pytest
 
+from ..core.jsondata import JsonObject
 from ..session.run_summary import evidence_section, write_run_files
 from .evidence_options import evidence_of
 from .options import SETTINGS_KEY
@@ -23,7 +23,7 @@ class RunReport:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self.records: dict[str, dict[str, Any]] = {}
+        self.records: dict[str, JsonObject] = {}
         self.started = time.time()
         self.written: dict[str, str] = {}
 
@@ -44,7 +44,7 @@ class RunReport:
         records, evidence = list(self.records.values()), evidence_of(self.config)
         self.written = write_run_files(records, evidence, output, masker_of(self.config), self.started)
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if self.is_worker or not (self.written or self.records) or self.config.get_verbosity() < -1:
             return
         records, evidence = list(self.records.values()), evidence_of(self.config)

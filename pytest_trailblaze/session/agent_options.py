@@ -17,16 +17,16 @@ from ..agent.spec import DEFAULT_MAX_CALLS, DEFAULT_TIMEOUT_S, base_url_for
 from ..core.errors import ConfigurationError
 from ..core.jsondata import JsonObject
 from ..workspace.model import Workspace
-from .option_table import IniSpec, OptionSpec
+from .option_table import IniSpec, IniType, OptionSpec
 from .option_values import Given
 from .settings import AgentSettings
 
 
-def _agent(name: str, ini_type: str | None = None, **cli: object) -> OptionSpec:
+def _agent(name: str, ini_type: IniType | None = None, **cli: object) -> OptionSpec:
     """``--trailblaze-<name>`` and ini key ``trailblaze_<name>`` (of ``ini_type``), one help."""
     key = f"trailblaze_{name.replace('-', '_')}"
-    extra = {"type": ini_type}
-    return OptionSpec((f"--trailblaze-{name}",), key, cli, (IniSpec(key, str(cli["help"]), extra),))
+    ini = IniSpec(key, str(cli["help"]), {"type": ini_type})
+    return OptionSpec((f"--trailblaze-{name}",), key, cli, (ini,))
 
 
 AGENT_OPTIONS: tuple[OptionSpec, ...] = (
