@@ -23,7 +23,8 @@ import json
 import time
 from collections.abc import Generator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import TracebackType
+from typing import TYPE_CHECKING, Protocol
 
 import allure
 import allure_commons
@@ -40,7 +41,6 @@ from .evidence import item_artifacts
 from .output_masking import masker_of
 
 if TYPE_CHECKING:
-    from allure_commons._allure import StepContext
     from allure_commons.model2 import Globals, TestResult, TestResultContainer
 
 _TYPES = {f".{kind.extension}": kind for kind in AttachmentType}
@@ -59,13 +59,21 @@ def install(config: pytest.Config) -> None:
         mask_result_files(config, masker)
 
 
+class OpenStep(Protocol):
+    """An Allure step being reported (what ``allure.step(title)`` gives): closed by ``__exit__``."""
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, frames: TracebackType | None
+    ) -> object: ...
+
+
 class AllureTrails:
     """Names, describes, steps and attaches trails in the Allure result of their item."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         #: Open Allure steps, innermost last: ("step" | "tool", name, the step's context).
-        self._open: list[tuple[str, str, StepContext]] = []
+        self._open: list[tuple[str, str, OpenStep]] = []
         self._started: dict[str, float] = {}
 
     # -- the result: name, description, attachments --------------------------------------------
