@@ -8,10 +8,11 @@ pytest-xdist the controller, which sees every worker's reports, writes the files
 from __future__ import annotations
 
 import time
+from typing import cast
 
 import pytest
 
-from ..core.jsondata import JsonObject
+from ..evidence.record_format import TrailRecord
 from ..session.run_summary import evidence_section, write_run_files
 from .evidence_options import evidence_of
 from .options import SETTINGS_KEY
@@ -23,7 +24,7 @@ class RunReport:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self.records: dict[str, JsonObject] = {}
+        self.records: dict[str, TrailRecord] = {}
         self.started = time.time()
         self.written: dict[str, str] = {}
 
@@ -34,7 +35,8 @@ class RunReport:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, "trailblaze_record", None)
         if isinstance(record, dict) and report.when == "teardown":
-            self.records[report.nodeid] = record  # a rerun replaces the earlier record
+            # the record plugin/evidence.py put on the report (on this process, or on an xdist worker)
+            self.records[report.nodeid] = cast(TrailRecord, record)  # a rerun replaces the earlier record
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

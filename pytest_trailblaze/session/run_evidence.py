@@ -10,10 +10,10 @@ from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
 
-from ..core.jsondata import JsonObject
 from ..core.masking import MASK, Masker
 from ..core.run.driver import Screenshots
 from ..evidence.progress import short, step_table
+from ..evidence.record_format import TrailRecord
 from ..evidence.records import StepRecord, StepRecorder
 from ..evidence.summary import RECORD_FORMAT, RECORD_NAME, RECORD_SHAPE, list_artifacts, write_json
 from .artifacts import display_path
@@ -80,7 +80,7 @@ def build_record(
     *,
     worker: str,
     masker: Masker,
-) -> JsonObject:
+) -> TrailRecord:
     """The trail's record, written to its artifacts folder (unless it skipped) and returned masked;
     ``properties``: the item's report properties (JUnit's), ``worker``: the process that ran it."""
     recorder, folder = evidence.recorder, evidence.folder
@@ -113,11 +113,12 @@ def build_record(
         "notes": list(evidence.notes),
         "properties": {k: str(v) for k, v in properties},
     }
-    plain: JsonObject = json.loads(json.dumps(record, default=str))  # plain values only: xdist ships it as is
+    # plain values only: xdist ships it as is
+    plain: TrailRecord = json.loads(json.dumps(record, default=str))
     if kept:
         write_json(folder / RECORD_NAME, plain, masker, RECORD_SHAPE)
-    masked = masker.value(plain, RECORD_SHAPE)
-    return masked if isinstance(masked, dict) else {}
+    masked: TrailRecord = masker.value(plain, RECORD_SHAPE)
+    return masked
 
 
 def _iso(epoch: float) -> str:

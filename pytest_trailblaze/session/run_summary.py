@@ -7,9 +7,9 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..core.jsondata import JsonObject, JsonValue
 from ..core.masking import Masker
 from ..evidence.html import render
+from ..evidence.record_format import TrailRecord
 from ..evidence.summary import RECORD_SHAPE, SUMMARY_SHAPE, outcome_counts, summary, write_json, write_text
 from .run_evidence import pixel_warning
 from .settings import EvidenceSettings
@@ -20,7 +20,7 @@ _SHOWN_KINDS = ("failure screenshot", "page source", "trace", "video")
 
 
 def write_run_files(
-    records: list[JsonObject], evidence: EvidenceSettings, output: Path, masker: Masker, started: float
+    records: list[TrailRecord], evidence: EvidenceSettings, output: Path, masker: Masker, started: float
 ) -> dict[str, str]:
     """Write ``summary.json`` (when a trail ran) and the HTML report (when asked for); returns
     what was written, by kind, as the user sees its path."""
@@ -47,26 +47,20 @@ def write_run_files(
 
 
 def evidence_section(
-    records: list[JsonObject], written: dict[str, str], evidence: EvidenceSettings, masker: Masker
+    records: list[TrailRecord], written: dict[str, str], evidence: EvidenceSettings, masker: Masker
 ) -> list[str]:
     """The lines of the run's evidence section: the files written, where each trail that did not
     pass (or kept a trace or video) left its evidence, and the notes of the trails and the run."""
     lines = [f"{kind}: {path}" for kind, path in sorted(written.items(), reverse=True)]
     lines += [line for record in records for line in _evidence_lines(record)]
-    notes = sorted({str(note) for record in records for note in _listed(record.get("notes"))})
+    notes = sorted({note for record in records for note in record.get("notes", ())})
     warning = pixel_warning(evidence, masker)
     return lines + [f"note: {note}" for note in [*notes, *([warning] if warning else [])]]
 
 
-def _listed(value: JsonValue) -> list[JsonValue]:
-    """A list field of a record (a record without it lists nothing)."""
-    return value if isinstance(value, list) else []
-
-
-def _evidence_lines(record: JsonObject) -> list[str]:
+def _evidence_lines(record: TrailRecord) -> list[str]:
     """Where a trail's evidence is: for a trail that did not pass, or that kept a trace or video."""
-    artifacts = [a for a in _listed(record.get("artifacts")) if isinstance(a, dict)]
-    shown = [str(a["path"]) for a in artifacts if a["kind"] in _SHOWN_KINDS]
+    shown = [a["path"] for a in record.get("artifacts", ()) if a["kind"] in _SHOWN_KINDS]
     failed = record["outcome"] in ("failed", "error")
     if not record.get("artifacts_dir") or not (failed or shown):
         return []
@@ -74,7 +68,7 @@ def _evidence_lines(record: JsonObject) -> list[str]:
     return [f"{record['outcome']} {record['name']}: {record['artifacts_dir']}/{listed}"]
 
 
-def _meta(records: list[JsonObject], duration: float, started: float) -> str:
+def _meta(records: list[TrailRecord], duration: float, started: float) -> str:
     counts = ", ".join(f"{n} {outcome}" for outcome, n in outcome_counts(records).items())
     return f"{len(records)} trails ({counts or 'none ran'}) · {duration:.1f} s · started {_iso(started)}"
 
