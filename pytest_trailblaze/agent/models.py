@@ -164,7 +164,7 @@ _OPENAI_VISION = re.compile(r"(chatgpt-4o|gpt-4o|gpt-4\.1|gpt-[5-9]|o[1-9](?!-mi
 
 
 def facts_for(
-    provider: str, model: str, *, hosted: bool, overrides: object, where: str
+    provider: str, model: str, *, hosted: bool, overrides: Mapping[str, Any] | None, where: str
 ) -> ModelFacts:
     """Known facts, then the ``llm: models:`` entry for ``provider/model`` or ``model``."""
     facts = known_facts(provider, model, hosted=hosted)

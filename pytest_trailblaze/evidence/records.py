@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from ..core.jsondata import JsonValue
 from ..core.run.runner import ResolvedStep
 from ..core.tooling.registry import ToolLogEntry
 from ..core.trail.model import Step, Trail
@@ -26,7 +27,7 @@ class CallRecord:
     """One tool call of a step: arguments as the registry showed them (secrets masked)."""
 
     name: str
-    args: dict[str, object]
+    args: dict[str, JsonValue]
     outcome: str
     message: str
     duration_s: float

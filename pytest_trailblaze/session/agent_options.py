@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import replace
 
 from ..agent import EXTRA_HINT, LlmSpec, parse_model, require_sdk
@@ -123,8 +124,9 @@ def spec_of(settings: AgentSettings, model: str, where: str, workspace: Workspac
             "or pass --trailblaze-llm-base-url"
         )
     hosted = not base_url or provider == "azure"
-    models = workspace_llm(workspace).get("models")
-    facts = facts_for(provider, name, hosted=hosted, overrides=models, where="trailblaze.yaml llm.models")
+    where_models = "trailblaze.yaml llm.models"
+    models = _model_overrides(workspace, where_models)
+    facts = facts_for(provider, name, hosted=hosted, overrides=models, where=where_models)
     shots = settings.screenshots == "on" or (settings.screenshots == "auto" and facts.vision)
     return LlmSpec(
         provider,
@@ -135,6 +137,17 @@ def spec_of(settings: AgentSettings, model: str, where: str, workspace: Workspac
         forced_tools=facts.forced_tools,
         price=facts.price,
     )
+
+
+def _model_overrides(workspace: Workspace | None, where: str) -> Mapping[str, object] | None:
+    """The workspace's ``llm: models:`` mapping (None when it gives none); anything else there is
+    a ``ConfigurationError``, as ``facts_for`` says it."""
+    models = workspace_llm(workspace).get("models")
+    if not models:
+        return None
+    if not isinstance(models, dict):
+        raise ConfigurationError(f"{where}: expected a mapping of model name to facts")
+    return models
 
 
 def _choice(value: str) -> str:

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, PlainValidator, ValidationError, Wit
 from pydantic_core import PydanticCustomError
 
 from ..core.errors import FatalToolError, Problem, ToolArgumentError, ToolError, ToolFailure
+from ..core.jsondata import JsonValue
 from ..core.system.pycall import CodeRoots, ImportFailure, locate, resolve_callable
 from ..core.tooling.composition import expand
 from ..core.tooling.context import ToolContext
@@ -191,7 +192,7 @@ class CompositeTool(_DefinedTool):
         return frozenset(p.name for p in self.params)
 
     @property
-    def parameter_defaults(self) -> dict[str, object]:
+    def parameter_defaults(self) -> dict[str, JsonValue]:
         return {p.name: p.default for p in self.params if p.has_default}
 
     def invoke(self, ctx: ToolContext, validated: dict[str, Any]) -> ToolResult:

@@ -12,14 +12,14 @@ import functools
 import types
 import typing
 from collections.abc import Sequence
-from typing import Literal, TypeAlias, TypedDict, TypeGuard, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeAlias, TypedDict, TypeGuard, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import ErrorDetails
 from yaml.nodes import MappingNode, Node, SequenceNode
 
 from ..core.docs import docs_page
-from ..core.jsondata import JsonObject
+from ..core.jsondata import JsonObject, JsonValue
 from ..core.tooling.tooldef import bind_source_text
 from ..core.trail.yamlcore import YamlFloat, YamlInt, plain_values, source_text
 from ..core.trail.yamlsource import Source, did_you_mean
@@ -27,6 +27,13 @@ from ..core.trail.yamlsource import Source, did_you_mean
 PlatformKey = Literal["android", "ios", "web", "compose", "desktop"]
 #: Where a validation error points: field names and list indexes, from the file's root.
 Location: TypeAlias = Sequence[str | int]
+
+if TYPE_CHECKING:
+    #: A parameter's default: a plain YAML value. pydantic reads it unchecked (``object``), as it
+    #: cannot build a validator from the recursive ``JsonValue``; the values come from the node tree.
+    ParamDefault: TypeAlias = JsonValue
+else:
+    ParamDefault = object
 ParamType = Literal["string", "integer", "boolean", "number", "array", "object"]
 
 
@@ -131,7 +138,7 @@ class ParamDecl(Strict):
     type: ParamType = "string"
     required: bool | None = None
     description: str = ""
-    default: object = None
+    default: ParamDefault = None
 
     @model_validator(mode="after")
     def _default_as_written(self) -> ParamDecl:
@@ -284,13 +291,9 @@ def _removed_fields(
 
 
 def _report(
-    src: Source,
-    root: Node,
-    model: type[BaseModel],
-    what: str,
-    error: ErrorDetails,
+    src: Source, root: Node, model: type[BaseModel], what: str, error: ErrorDetails,
     reported: set[tuple[str, ...]],
-) -> None:
+) -> None:  # fmt: skip
     loc = [part for part in error["loc"] if not (isinstance(part, str) and part.startswith("function-"))]
     on_key = bool(loc) and loc[-1] == "[key]"  # a dict key that is not allowed (e.g. a platform)
     if on_key:
