@@ -51,11 +51,12 @@ def _float_or_none(text: str) -> float | None:
 
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
+#: A tool file's parameter types as pydantic field types (types and annotated forms: hence Any).
 PARAM_TYPES: dict[str, Any] = {
     "string": str,
     "integer": int,
     "boolean": bool,
-    "number": Annotated[Any, PlainValidator(finite_number), WithJsonSchema({"type": "number"})],
+    "number": Annotated[object, PlainValidator(finite_number), WithJsonSchema({"type": "number"})],
     "array": list,
     "object": dict,
 }
@@ -166,7 +167,7 @@ class _DefinedTool(Tool):
             **flags,
         )
 
-    def validate(self, args: Mapping[str, object]) -> dict[str, Any]:
+    def validate(self, args: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
         """Typed parameter values; explicit nulls and omitted optional parameters are left out."""
         given = {k: v for k, v in dict(args).items() if v is not None}
         try:
@@ -195,7 +196,7 @@ class CompositeTool(_DefinedTool):
     def parameter_defaults(self) -> dict[str, JsonValue]:
         return {p.name: p.default for p in self.params if p.has_default}
 
-    def invoke(self, ctx: ToolContext, validated: dict[str, Any]) -> ToolResult:
+    def invoke(self, ctx: ToolContext, validated: dict[str, JsonValue]) -> ToolResult:
         calls = expand(self.calls, validated, self.parameter_names)
         for index, (name, args) in enumerate(calls, start=1):
             try:
@@ -238,7 +239,7 @@ class ScriptTool(_DefinedTool):
             f"  fix: check the module path (module:attribute or path/to/file.py:attribute)"
         )
 
-    def invoke(self, ctx: ToolContext, validated: dict[str, Any]) -> ToolResult:
+    def invoke(self, ctx: ToolContext, validated: dict[str, JsonValue]) -> ToolResult:
         return run_script(self.function, dict(validated), ctx, self.name)
 
 
@@ -253,8 +254,8 @@ class UnavailableTool(_DefinedTool):
             f"tool '{definition.name}' (declared at {definition.span}) is unavailable: {reason}"
         )
 
-    def validate(self, args: Mapping[str, object]) -> dict[str, Any]:
+    def validate(self, args: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
         return dict(args)
 
-    def invoke(self, ctx: ToolContext, validated: dict[str, Any]) -> ToolResult:
+    def invoke(self, ctx: ToolContext, validated: dict[str, JsonValue]) -> ToolResult:
         raise ToolFailure(self.unavailable, tool=self.name)
