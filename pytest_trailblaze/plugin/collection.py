@@ -200,6 +200,7 @@ class TrailPathError(TrailFile):
 class TrailItem(pytest.Function):
     """One trail on one platform (and device, when the capabilities file names devices)."""
 
+    # ``kwargs``: what pytest.Function.from_parent passes on (name, callobj, ...)
     def __init__(self, *, trail: Trail, platform: str, device: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.trail = trail

@@ -51,7 +51,7 @@ def _float_or_none(text: str) -> float | None:
 
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
-#: A tool file's parameter types as pydantic field types (types and annotated forms: hence Any).
+#: A tool file's parameter types as pydantic field types (classes and Annotated forms alike).
 PARAM_TYPES: dict[str, Any] = {
     "string": str,
     "integer": int,
