@@ -11,12 +11,12 @@ tools included, whoever calls them), naming and scoping.
 
 from __future__ import annotations
 
+import functools
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import Any
 
 from .core.errors import (
     Problem,
@@ -97,7 +97,9 @@ class Checker:
         self._mcp: McpToolsets | None = None
         self._noted: set[Problem] = set()
         self._workspaces: list[Workspace] = []
-        self._registries: dict[tuple[Any, ...], ToolRegistry | ToolServerError] = {}
+        self._registries: dict[
+            tuple[Path | None, str, str], ToolRegistry | ToolServerError | RegistryError
+        ] = {}
 
     def run(self, paths: Iterable[Path]) -> CheckReport:
         paths = list(paths)
@@ -191,7 +193,7 @@ class Checker:
         """Each workspace's TypeScript tools: editor typings written, types checked, tests run."""
         for ws in self._workspaces:
             if ws.ts_tools or any((p.parent / "tools").is_dir() for p in ws.trailmaps.values()):
-                found = check_typescript(ws, lambda t, ws=ws: self.callable(ws, t), self.typescript)
+                found = check_typescript(ws, functools.partial(self.callable, ws), self.typescript)
                 self.report.problems.extend(found)
 
     def callable(self, ws: Workspace, target: Target | None) -> tuple[list[ToolDescriptor], bool]:

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 if TYPE_CHECKING:
     import pytest
-    from _pytest._code.code import ReprExceptionInfo
+    from _pytest._code.code import ReprExceptionInfo as ReprExceptionInfo
+    from _pytest._code.code import TerminalRepr as TerminalRepr
 
 Stream = TypeVar("Stream")
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import base64
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from html import escape as html_escape
 from pathlib import Path
-from typing import Any
 
 from ..core.masking import visible
+from .record_format import ArtifactDict, CallDict, StepDict, TrailRecord
 from .summary import outcome_counts
 
 #: How a tool's message starts when its outcome is a model's opinion (``agent.judgement``).
@@ -27,12 +27,12 @@ _ORDER = ("failed", "error", "passed", "skipped", "xfailed", "xpassed")
 _ASSETS = Path(__file__).with_name("report.css"), Path(__file__).with_name("report.js")
 
 
-def escape(text: str) -> str:
+def escape(text: object) -> str:
     """Text for the page: control characters from trail text shown (``\\x1b``), HTML escaped."""
     return html_escape(visible(str(text)))
 
 
-def render(records: Sequence[Mapping[str, Any]], *, report_path: Path, title: str, meta: str) -> str:
+def render(records: Sequence[TrailRecord], *, report_path: Path, title: str, meta: str) -> str:
     """The whole report page for ``records`` (already masked), to be written at ``report_path``."""
     ordered = sorted(records, key=lambda r: (_rank(r["outcome"]), r["nodeid"]))
     body = "\n".join(_trail(r, i, report_path.parent) for i, r in enumerate(ordered))
@@ -47,7 +47,7 @@ def render(records: Sequence[Mapping[str, Any]], *, report_path: Path, title: st
     )
 
 
-def _usage(records: Sequence[Mapping[str, Any]]) -> str:
+def _usage(records: Sequence[TrailRecord]) -> str:
     """The run's model usage and cost, from the trails' ``llm_*`` properties (none: nothing)."""
     used = [r.get("properties") or {} for r in records]
     used = [p for p in used if "llm_calls" in p]
@@ -69,7 +69,7 @@ def _usage(records: Sequence[Mapping[str, Any]]) -> str:
     return f"<p class='meta usage'>{escape(line)}</p>"
 
 
-def _trail_usage(record: Mapping[str, Any]) -> str:
+def _trail_usage(record: TrailRecord) -> str:
     props = record.get("properties") or {}
     if "llm_calls" not in props:
         return ""
@@ -81,7 +81,7 @@ def _rank(outcome: str) -> int:
     return _ORDER.index(outcome) if outcome in _ORDER else len(_ORDER)
 
 
-def _filters(records: Sequence[Mapping[str, Any]]) -> str:
+def _filters(records: Sequence[TrailRecord]) -> str:
     counts = outcome_counts(records)
     buttons = [f"<button data-filter=all aria-pressed=true>all ({len(records)})</button>"]
     for outcome in sorted(counts, key=_rank):
@@ -90,9 +90,10 @@ def _filters(records: Sequence[Mapping[str, Any]]) -> str:
     return f"<nav aria-label='filter by outcome'>{''.join(buttons)}</nav>"
 
 
-def _trail(record: Mapping[str, Any], index: int, base: Path) -> str:
+def _trail(record: TrailRecord, index: int, base: Path) -> str:
     outcome = str(record["outcome"])
-    folder = Path(record["artifacts_dir"]) if record.get("artifacts_dir") else None
+    artifacts_dir = record.get("artifacts_dir")
+    folder = Path(artifacts_dir) if artifacts_dir else None
     steps = "".join(_step(step, folder) for step in record.get("steps", ()))
     failure = record.get("failure")
     failure_html = f"<pre class=failure>{escape(failure)}</pre>" if failure and not _in_steps(record) else ""
@@ -109,21 +110,18 @@ def _trail(record: Mapping[str, Any], index: int, base: Path) -> str:
     )
 
 
-def _in_steps(record: Mapping[str, Any]) -> bool:
+def _in_steps(record: TrailRecord) -> bool:
     """True when a step already shows the failure (its error), so it is not repeated."""
     return any(s.get("error") for s in record.get("steps", ()))
 
 
-def _step(step: Mapping[str, Any], folder: Path | None) -> str:
+def _step(step: StepDict, folder: Path | None) -> str:
     outcome = str(step["outcome"]).replace(" ", "-")
     mode = step.get("mode") if step.get("mode") not in ("replay", "planned") else ""
     calls = "".join(_call(call) for call in step.get("calls", ()))
     error = f"<pre class=error>{escape(step['error'])}</pre>" if step.get("error") else ""
-    shot = (
-        _image(folder / step["screenshot"], f"screenshot of {step['label']}")
-        if folder and step.get("screenshot")
-        else ""
-    )
+    screenshot = step.get("screenshot")
+    shot = _image(folder / screenshot, f"screenshot of {step['label']}") if folder and screenshot else ""
     took = _seconds(step.get("duration_s")) if outcome != "not-run" else ""
     return (
         f"<li class='step {outcome}' data-outcome={outcome}><div class=step-head>"
@@ -135,7 +133,7 @@ def _step(step: Mapping[str, Any], folder: Path | None) -> str:
     )
 
 
-def _call(call: Mapping[str, Any]) -> str:
+def _call(call: CallDict) -> str:
     args = json.dumps(call.get("args", {}), ensure_ascii=False, default=str)
     message = call.get("message") or ""
     shown = (
@@ -166,7 +164,7 @@ def _image(path: Path, alt: str) -> str:
     )
 
 
-def _artifacts(record: Mapping[str, Any], folder: Path | None, base: Path) -> str:
+def _artifacts(record: TrailRecord, folder: Path | None, base: Path) -> str:
     """Links to the trail's evidence files, relative to the report so the folder can move whole."""
     shown = {s.get("screenshot") for s in record.get("steps", ())}
     items = []
@@ -182,7 +180,7 @@ def _artifacts(record: Mapping[str, Any], folder: Path | None, base: Path) -> st
     return f"<ul class=artifacts>{''.join(items + notes)}</ul>"
 
 
-def _link(artifact: Mapping[str, Any], link: str) -> str:
+def _link(artifact: ArtifactDict, link: str) -> str:
     """A link to an evidence file; a trace says how to open it, a video plays in place."""
     anchor = f"<a href='{escape(link)}'>{escape(artifact['path'])}</a>"
     if artifact["kind"] == "trace":
@@ -192,5 +190,5 @@ def _link(artifact: Mapping[str, Any], link: str) -> str:
     return anchor
 
 
-def _seconds(value: Any) -> str:
+def _seconds(value: object) -> str:
     return f"{float(value):.2f} s" if isinstance(value, (int, float)) else ""

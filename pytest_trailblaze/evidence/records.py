@@ -7,14 +7,16 @@ arguments, durations), never from a driver: the same record feeds the per-trail
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
 
+from ..core.jsondata import JsonValue
 from ..core.run.runner import ResolvedStep
 from ..core.tooling.registry import ToolLogEntry
 from ..core.trail.model import Step, Trail
+from .record_format import CallDict, StepDict
 
 #: Step outcomes: ``passed`` / ``failed`` / ``interrupted`` once run, ``not run`` otherwise.
 NOT_RUN = "not run"
@@ -25,11 +27,22 @@ class CallRecord:
     """One tool call of a step: arguments as the registry showed them (secrets masked)."""
 
     name: str
-    args: dict[str, Any]
+    args: dict[str, JsonValue]
     outcome: str
     message: str
     duration_s: float
     depth: int
+
+    def as_dict(self) -> CallDict:
+        """The call as plain data, its arguments copied (the record outlives the tool log)."""
+        return {
+            "name": self.name,
+            "args": copy.deepcopy(self.args),
+            "outcome": self.outcome,
+            "message": self.message,
+            "duration_s": self.duration_s,
+            "depth": self.depth,
+        }
 
 
 @dataclass(slots=True)
@@ -54,8 +67,22 @@ class StepRecord:
     def label(self) -> str:
         return "trailhead" if self.kind == "trailhead" else f"step {self.number}/{self.total}"
 
-    def as_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "label": self.label}
+    def as_dict(self) -> StepDict:
+        """The step as plain data, in field order, with its label."""
+        return {
+            "number": self.number,
+            "total": self.total,
+            "kind": self.kind,
+            "text": self.text,
+            "line": self.line,
+            "mode": self.mode,
+            "outcome": self.outcome,
+            "duration_s": self.duration_s,
+            "calls": [call.as_dict() for call in self.calls],
+            "error": self.error,
+            "screenshot": self.screenshot,
+            "label": self.label,
+        }
 
 
 def planned(step: Step, number: int, total: int) -> StepRecord:

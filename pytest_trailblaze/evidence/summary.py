@@ -11,11 +11,12 @@ import json
 import os
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
+from ..core.jsondata import JsonObject, JsonValue
 from ..core.masking import KEEP, Masker, Shape
+from .record_format import TrailRecord
 
 RECORD_FORMAT = "pytest-trailblaze/trail-record@1"
 SUMMARY_FORMAT = "pytest-trailblaze/summary@1"
@@ -74,20 +75,20 @@ def list_artifacts(folder: Path) -> list[dict[str, str]]:
     return found
 
 
-def outcome_counts(records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+def outcome_counts(records: Iterable[TrailRecord]) -> dict[str, int]:
     return dict(sorted(Counter(str(r.get("outcome")) for r in records).items()))
 
 
 def summary(
-    records: Sequence[Mapping[str, Any]],
+    records: Sequence[TrailRecord],
     *,
     started_at: str,
     duration_s: float,
     report: str | None,
     output_dir: str,
-) -> dict[str, Any]:
+) -> JsonObject:
     """The run at a glance: totals, where the report and each trail's evidence are."""
-    trails = []
+    trails: list[JsonValue] = []
     for record in records:
         failing = next(
             (s for s in record.get("steps", ()) if s["outcome"] in ("failed", "interrupted")), None
@@ -107,18 +108,19 @@ def summary(
                 "record": record.get("record_path"),
             }
         )
+    totals: dict[str, JsonValue] = dict(outcome_counts(records))
     return {
         "format": SUMMARY_FORMAT,
         "started_at": started_at,
         "duration_s": round(duration_s, 3),
-        "totals": outcome_counts(records),
+        "totals": totals,
         "report": report,
         "output_dir": output_dir,
         "trails": trails,
     }
 
 
-def write_json(path: Path, data: Any, masker: Masker, shape: Shape | None = None) -> Path:
+def write_json(path: Path, data: object, masker: Masker, shape: Shape | None = None) -> Path:
     """Write ``data`` as JSON with every string value masked (but the fields ``shape`` keeps),
     atomically (safe under xdist)."""
     text = json.dumps(masker.value(data, shape), indent=2, ensure_ascii=False, default=str) + "\n"

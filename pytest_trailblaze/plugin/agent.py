@@ -8,7 +8,7 @@ the trail files after a trail passed. Usage and cost are reported by ``agent_rep
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -20,6 +20,13 @@ from ..session.agent_writeback import save_agent_recordings
 from ..session.settings import AgentSettings
 from .agent_reports import JUDGE_KEY, REPORTS_PLUGIN, RUNS_KEY, AgentReports
 from .options import as_usage_error, declare, given
+
+if TYPE_CHECKING:
+    from ..core.run.runner import ResolvedStep
+    from ..core.tooling.context import ToolContext
+    from ..session.registries import ToolCatalog
+    from ..session.trailrun import TrailRun
+    from .collection import TrailItem
 
 AGENT_KEY = pytest.StashKey["AgentSettings"]()
 AGENT_PLUGIN = "trailblaze-llm-agent"
@@ -38,7 +45,9 @@ class BuiltinAgent(AgentSteps):
     """The agent as a plugin of the run; registered only when a model is set."""
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_trailblaze_before_step(self, step: Any, context: Any, item: Any) -> None:
+    def pytest_trailblaze_before_step(
+        self, step: ResolvedStep, context: ToolContext, item: TrailItem
+    ) -> None:
         """Tools that ask the model about the screen (``rememberWithAi``...) get it, replayed or not."""
         if context.judge is None:
             judge = self.judge(getattr(item, "workspace", None))
@@ -46,7 +55,9 @@ class BuiltinAgent(AgentSteps):
                 context.judge = item.stash.setdefault(JUDGE_KEY, judge)
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_trailblaze_agent_step(self, step: Any, context: Any, item: Any) -> StepRun | None:
+    def pytest_trailblaze_agent_step(
+        self, step: ResolvedStep, context: ToolContext, item: TrailItem
+    ) -> StepRun | None:
         spec = self.spec_for(getattr(item, "workspace", None))
         if spec is None:
             return None
@@ -74,7 +85,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         agent.close()
 
 
-def pytest_trailblaze_register_tools(registry: Any, config: pytest.Config) -> None:
+def pytest_trailblaze_register_tools(registry: ToolCatalog, config: pytest.Config) -> None:
     for tool in TOOLS:
         registry.register(tool)
 
@@ -87,14 +98,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, Any]:
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     """After a trail passed, write what the agent did into the trail file (when asked to)."""
     result = yield
-    run = getattr(item, "funcargs", {}).get("trailblaze_run")
+    run: TrailRun | None = getattr(item, "funcargs", {}).get("trailblaze_run")
     settings = item.config.stash[AGENT_KEY]
-    if run is not None and settings.save_recordings and item.stash.get(RUNS_KEY, None):
-        written = save_agent_recordings(
-            item.trail, item.path, item.stash[RUNS_KEY], run.context, run.device, heal=settings.self_heal
-        )
+    runs = item.stash.get(RUNS_KEY, None)
+    if run is not None and settings.save_recordings and runs:
+        trail, path = run.item.trail, run.item.path
+        written = save_agent_recordings(trail, path, runs, run.context, run.device, heal=settings.self_heal)
         item.user_properties.extend(written)
     return result

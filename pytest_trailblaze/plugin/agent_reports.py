@@ -7,7 +7,6 @@ controller too.
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import Any
 
 import pytest
 
@@ -33,7 +32,7 @@ class AgentReports:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(
         self, item: pytest.Item, call: pytest.CallInfo[None]
-    ) -> Generator[None, Any, Any]:
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         """The trail's outcome and LLM usage as properties (JUnit reads them from the item)."""
         report = yield
         ended = call.when == "call" or (call.when == "setup" and report.failed)
@@ -59,7 +58,7 @@ class AgentReports:
             elif key == "recording_note":
                 self.notes.append(str(value))
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         write = terminalreporter.write_line
         if self.healed:
             terminalreporter.section(

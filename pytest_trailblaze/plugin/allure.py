@@ -23,7 +23,8 @@ import json
 import time
 from collections.abc import Generator, Mapping
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import TYPE_CHECKING, Protocol
 
 import allure
 import allure_commons
@@ -38,6 +39,9 @@ from ..core.run.runner import ResolvedStep
 from .collection import TrailItem
 from .evidence import item_artifacts
 from .output_masking import masker_of
+
+if TYPE_CHECKING:
+    from allure_commons.model2 import Globals, TestResult, TestResultContainer
 
 _TYPES = {f".{kind.extension}": kind for kind in AttachmentType}
 _TYPES[".jpeg"] = AttachmentType.JPG
@@ -55,18 +59,26 @@ def install(config: pytest.Config) -> None:
         mask_result_files(config, masker)
 
 
+class OpenStep(Protocol):
+    """An Allure step being reported (what ``allure.step(title)`` gives): closed by ``__exit__``."""
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, frames: TracebackType | None
+    ) -> object: ...
+
+
 class AllureTrails:
     """Names, describes, steps and attaches trails in the Allure result of their item."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         #: Open Allure steps, innermost last: ("step" | "tool", name, the step's context).
-        self._open: list[tuple[str, str, Any]] = []
+        self._open: list[tuple[str, str, OpenStep]] = []
         self._started: dict[str, float] = {}
 
     # -- the result: name, description, attachments --------------------------------------------
     @pytest.hookimpl(wrapper=True, tryfirst=True)
-    def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, Any, Any]:
+    def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
         """After allure-pytest named the result (it does so as setup ends), name it after the trail."""
         self._started[item.nodeid] = time.time()
         try:
@@ -76,7 +88,9 @@ class AllureTrails:
                 describe(item)
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator:
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
         if call.when == "teardown" and isinstance(item, TrailItem):
             self._close_all()
@@ -104,13 +118,15 @@ class AllureTrails:
     def pytest_trailblaze_step_error(self, step: ResolvedStep, error: BaseException) -> None:
         self._stop("step", step_title(step), error)
 
-    def pytest_trailblaze_before_tool(self, name: str, args: Mapping[str, Any]) -> None:
+    def pytest_trailblaze_before_tool(self, name: str, args: Mapping[str, object]) -> None:
         self._start("tool", name, {key: shown(value) for key, value in args.items()})
 
     def pytest_trailblaze_after_tool(self, name: str) -> None:
         self._stop("tool", name, None)
 
-    def pytest_trailblaze_tool_error(self, name: str, args: Mapping[str, Any], error: BaseException) -> None:
+    def pytest_trailblaze_tool_error(
+        self, name: str, args: Mapping[str, object], error: BaseException
+    ) -> None:
         if not self._open or self._open[-1][:2] != ("tool", name):  # it failed before it started
             self._start("tool", name, {key: shown(value) for key, value in args.items()})
         self._stop("tool", name, error)
@@ -158,7 +174,7 @@ def readable(error: BaseException | None) -> BaseException | None:
     return error
 
 
-def shown(value: Any) -> str:
+def shown(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
 
 
@@ -177,15 +193,15 @@ class MaskedAllureFiles:
         self.masker = masker
 
     @allure_commons.hookimpl
-    def report_result(self, result: Any) -> None:
+    def report_result(self, result: TestResult) -> None:
         self.writer.report_result(mask_model(result, self.masker))
 
     @allure_commons.hookimpl
-    def report_container(self, container: Any) -> None:
+    def report_container(self, container: TestResultContainer) -> None:
         self.writer.report_container(mask_model(container, self.masker))
 
     @allure_commons.hookimpl
-    def report_globals(self, globals_item: Any) -> None:
+    def report_globals(self, globals_item: Globals) -> None:
         self.writer.report_globals(mask_model(globals_item, self.masker))
 
     @allure_commons.hookimpl
@@ -203,10 +219,11 @@ class MaskedAllureFiles:
             self.writer.report_attached_data(masked, file_name)
 
 
-def mask_model(value: Any, masker: Masker) -> Any:
+def mask_model(value: object, masker: Masker) -> object:
     """An Allure model (attrs classes) with every string in it masked, in place."""
-    if attr.has(type(value)):
-        for field in attr.fields(type(value)):
+    kind = type(value)
+    if attr.has(kind):
+        for field in attr.fields(kind):
             setattr(value, field.name, mask_model(getattr(value, field.name), masker))
         return value
     if isinstance(value, str):

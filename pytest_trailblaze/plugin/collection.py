@@ -8,9 +8,10 @@ Everything here is pure parsing; no browser, device or subprocess is started.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Generator
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -23,6 +24,8 @@ from ..core.trail.model import Trail
 from ..core.trail.parse import load_trail
 from ..session.preflight import Preflight, drivable
 from ..session.read_ahead import shown_from, uncollectable_trails
+from ..session.registries import ToolCatalog
+from ..session.settings import Settings
 from ..session.trail_items import (
     ItemFacts,
     Layouts,
@@ -35,23 +38,27 @@ from ..session.trail_items import (
     trail_dir,
     trail_name,
 )
+from ..session.trailrun import TrailRun
 from ..session.workspaces import load_workspace, workspace_loader
 from ..workspace import Target, Workspace, WorkspaceLoader, find_config_dir, trail_target
 from .device_matrix import mark_device
 from .failures import failing_line, failure_repr, step_assertion
 from .item_runs import skips_as_pytest
-from .options import SETTINGS_KEY, Settings
+from .options import SETTINGS_KEY
 from .output_masking import masker_of
+
+if TYPE_CHECKING:
+    from ..compat import ReprExceptionInfo, TerminalRepr
 from .tags import read_before, register_all_tags, register_tag, trail_roots
 
 DECLARED_ARGS_KEY = pytest.StashKey[set[str]]()
 PIN_NOTES_KEY = pytest.StashKey[dict[str, set[str]]]()
-CATALOG_KEY = pytest.StashKey["ToolCatalog"]()
+CATALOG_KEY = pytest.StashKey[ToolCatalog]()
 LAYOUTS_KEY = pytest.StashKey[Layouts]()
 PREFLIGHT_KEY = pytest.StashKey[Preflight]()
 
 
-def run_trail_item(trailblaze_run: Any) -> None:
+def run_trail_item(trailblaze_run: TrailRun) -> None:
     """Replay the trail's steps (its trailhead already ran during setup).
 
     A failed step fails the test as a plain ``AssertionError`` (see ``failures``).
@@ -72,7 +79,9 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_make_collect_report(collector: pytest.Collector) -> Any:
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
     """pytest's directory walk skips broken links, link loops, pipes and devices in silence; a
     trail-named one becomes an error (``TrailPathError``)."""
     report = yield
@@ -169,7 +178,10 @@ class TrailFile(pytest.File):
             items.append(item)
         return items
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
+    # pytest's Collector and Function take no ``style`` either, unlike ``Node.repr_failure``
+    def repr_failure(  # type: ignore[override]
+        self, excinfo: pytest.ExceptionInfo[BaseException]
+    ) -> str | TerminalRepr:
         if isinstance(excinfo.value, TrailblazeError):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
@@ -188,6 +200,7 @@ class TrailPathError(TrailFile):
 class TrailItem(pytest.Function):
     """One trail on one platform (and device, when the capabilities file names devices)."""
 
+    # ``kwargs``: what pytest.Function.from_parent passes on (name, callobj, ...)
     def __init__(self, *, trail: Trail, platform: str, device: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.trail = trail
@@ -215,11 +228,15 @@ class TrailItem(pytest.Function):
             return failing_line(error, failed)
         return failed.step.span.line if failed is not None else None
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
+    def repr_failure(  # type: ignore[override]
+        self, excinfo: pytest.ExceptionInfo[BaseException]
+    ) -> str | TerminalRepr:
         """A failure of ours reads as the trail's text with a crash line (see ``failures``)."""
         return self.trail_repr(excinfo) or super().repr_failure(excinfo)
 
-    def trail_repr(self, excinfo: pytest.ExceptionInfo[BaseException], *, failure: bool = True) -> Any:
+    def trail_repr(
+        self, excinfo: pytest.ExceptionInfo[BaseException], *, failure: bool = True
+    ) -> ReprExceptionInfo | None:
         """The report of a failure (or, not ``failure``, a setup error) of ours; None for others'."""
         if self.config.stash[SETTINGS_KEY].full_trace:
             return None

@@ -13,21 +13,28 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 from ..core.trail.model import Trail
 from ..drivers.profiles import DeviceProfile
+from ..session.settings import Settings
 from ..session.trail_items import device_skip_reason, pool_groups
-from .options import SETTINGS_KEY, Settings
+from .options import SETTINGS_KEY
+
+if TYPE_CHECKING:  # collection marks its items here: a loop at import time
+    from xdist.workermanage import WorkerController
+
+    from ..drivers.appium import AppiumHost, MobileDriver
+    from .collection import TrailItem
 
 #: The run's lease folder: made by xdist's controller (or the only process), handed to workers.
 LEASES_KEY = pytest.StashKey[Path]()
 _WORKER_INPUT = "trailblaze_leases"
 
 
-def mark_device(item: Any, trail: Trail, settings: Settings) -> None:
+def mark_device(item: TrailItem, trail: Trail, settings: Settings) -> None:
     """The device's marker, and a ``config.skip`` keyed by the device's classifier."""
     profile = settings.appium.profiles.get(item.device or "")
     if profile is None:
@@ -58,7 +65,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_configure_node(node: Any) -> None:
+def pytest_configure_node(node: WorkerController) -> None:
     """pytest-xdist: every worker of the run leases from the controller's folder."""
     run_dir = node.config.stash.get(LEASES_KEY, None)
     if run_dir is not None:
@@ -77,7 +84,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group(group))
 
 
-def appium_driver(request: pytest.FixtureRequest, item: Any) -> Any | None:
+def appium_driver(request: pytest.FixtureRequest, item: TrailItem) -> MobileDriver | None:
     """The item's device on Appium, or None when no server is configured for it.
 
     The session is the device profile's (one per worker, or per trail when sessions are
@@ -94,7 +101,7 @@ def appium_driver(request: pytest.FixtureRequest, item: Any) -> Any | None:
             f"no Appium capabilities for {name}: add an `{name}:` map to "
             f"--trailblaze-appium-caps or to the trailblaze_appium_capabilities fixture"
         )
-    host = request.getfixturevalue("trailblaze_appium")
+    host: AppiumHost = request.getfixturevalue("trailblaze_appium")
     driver = host.new_driver(item.platform, capabilities, profile)
     leased = host.pools.device(profile)
     facts = [("device", name)] if name != item.platform else []

@@ -15,8 +15,8 @@ Per item (on the process that runs it, an xdist worker included):
 from __future__ import annotations
 
 import shutil
+from collections.abc import Generator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -105,7 +105,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     if not isinstance(item, TrailItem):
         return (yield)
     evidence = item_evidence(item)
@@ -121,7 +123,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if call.when == "teardown":
         worker, masker = worker_id(item.config), masker_of(item.config)
         facts, properties = item.facts(), item.user_properties
-        report.trailblaze_record = build_record(evidence, facts, properties, worker=worker, masker=masker)
+        record = build_record(evidence, facts, properties, worker=worker, masker=masker)
+        report.trailblaze_record = record  # type: ignore[attr-defined]  # serialized with the report for xdist
     return report
 
 
@@ -130,6 +133,6 @@ def _html_extras(item: TrailItem, evidence: ItemEvidence, report: pytest.TestRep
     if not item.config.pluginmanager.has_plugin("html") or not item.config.getoption("htmlpath", None):
         return
     extras = html_extras(evidence, masker_of(item.config), SECTION)
-    report.extras = [*getattr(report, "extras", []), *extras]
+    report.extras = [*getattr(report, "extras", []), *extras]  # type: ignore[attr-defined]  # pytest-html's
 
 

@@ -18,7 +18,9 @@ masking, which rebuilds reports from their serialized form.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+import pytest
 
 from ..compat import plain_longrepr
 from ..core.errors import StepFailure, TrailblazeError, first_line
@@ -52,9 +54,10 @@ def headline(failure: StepFailure, step: ResolvedStep | None) -> str:
 def causes(error: BaseException) -> list[BaseException]:
     """``error`` and the errors it was raised from, newest first."""
     chain: list[BaseException] = []
-    while error is not None and error not in chain:
-        chain.append(error)
-        error = error.__cause__ or (None if error.__suppress_context__ else error.__context__)
+    current: BaseException | None = error
+    while current is not None and current not in chain:
+        chain.append(current)
+        current = current.__cause__ or (None if current.__suppress_context__ else current.__context__)
     return chain
 
 
@@ -84,6 +87,7 @@ def failure_repr(
     ours = trail_error(error)
     if ours is None:
         return None
+    text: str | None
     if ours is error:
         crash = f"{type(error).__name__}: {first_line(error)}"
         text = str(error)
@@ -95,7 +99,7 @@ def failure_repr(
     return plain_longrepr(text, path, line, crash)
 
 
-def report_location(report: Any, line: int | None) -> None:
+def report_location(report: pytest.TestReport, line: int | None) -> None:
     """Point the report's location (``reportinfo``'s line, 0-based) at the failing step."""
     if line is not None and report.location is not None:
         report.location = (report.location[0], line - 1, report.location[2])

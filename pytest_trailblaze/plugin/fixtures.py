@@ -9,10 +9,12 @@ runs the trailhead (``trailblaze_run``).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
+from ..core.jsondata import JsonValue
+from ..core.run.driver import Driver
 from ..core.tooling.context import DeviceInfo
 from ..core.tooling.memory import Memory
 from ..core.tooling.registry import ToolRegistry
@@ -23,6 +25,7 @@ from ..mcp.toolsets import McpToolsets
 from ..session.driver_choice import handed_context, reported_device
 from ..session.memory_seed import seed_memory
 from ..session.registries import SessionRegistries, ToolCatalog
+from ..session.settings import Settings
 from ..session.trail_items import NO_DRIVER
 from ..session.trailrun import TrailRun
 from ..workspace import Workspace
@@ -31,8 +34,11 @@ from .collection import CATALOG_KEY, TrailItem, warn_at
 from .device_matrix import LEASES_KEY, appium_driver
 from .evidence import item_artifacts
 from .item_runs import ItemHooks, run_setup, skips_as_pytest
-from .options import SETTINGS_KEY, Settings, worker_id
+from .options import SETTINGS_KEY, worker_id
 from .output_masking import masker_of
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext
 
 
 def _trail_item(request: pytest.FixtureRequest, fixture: str) -> TrailItem:
@@ -62,14 +68,14 @@ def trailblaze_browser_options(
 
 
 @pytest.fixture(scope="session")
-def trailblaze_browser_context_args() -> Mapping[str, Any]:
+def trailblaze_browser_context_args() -> Mapping[str, JsonValue]:
     """Extra keyword arguments for ``browser.new_context()`` (locale, permissions, ...); they win
     over pytest-playwright's ``browser_context_args`` where that applies (``playwright_compat``)."""
     return {}
 
 
 @pytest.fixture
-def trailblaze_browser_context() -> Any:
+def trailblaze_browser_context() -> BrowserContext | None:
     """A Playwright ``BrowserContext`` to run each web trail in, or None (the default): a fresh
     context of the trails' own browser.
 
@@ -91,7 +97,7 @@ def trailblaze_browser(trailblaze_browser_options: BrowserOptions) -> Iterator[B
 
 
 @pytest.fixture(scope="session")
-def trailblaze_appium_capabilities(trailblaze_settings: Settings) -> Mapping[str, Mapping[str, Any]]:
+def trailblaze_appium_capabilities(trailblaze_settings: Settings) -> Mapping[str, Mapping[str, object]]:
     """Appium capabilities by device name (``android``, ``ios``, or the profiles of the caps file,
     like ``android-tablet``); override to add vendor keys."""
     return trailblaze_settings.appium.capabilities
@@ -111,7 +117,7 @@ def trailblaze_appium(request: pytest.FixtureRequest, trailblaze_settings: Setti
 
 
 @pytest.fixture(scope="session")
-def trailblaze_memory_defaults() -> Mapping[str, Any]:
+def trailblaze_memory_defaults() -> Mapping[str, JsonValue]:
     """Memory values seeded before everything else (config.memory and the CLI override them)."""
     return {}
 
@@ -159,7 +165,7 @@ def trailblaze_sessions(
 
 
 @pytest.fixture
-def trailblaze_driver(request: pytest.FixtureRequest) -> Iterator[Any]:
+def trailblaze_driver(request: pytest.FixtureRequest) -> Iterator[Driver]:
     """The driver of this trail's platform: a fresh browser context for web."""
     item = _trail_item(request, "trailblaze_driver")
     if item.platform == "web":
@@ -176,7 +182,7 @@ def trailblaze_driver(request: pytest.FixtureRequest) -> Iterator[Any]:
         driver.close()
 
 
-def _web_driver(request: pytest.FixtureRequest) -> Iterator[Any]:
+def _web_driver(request: pytest.FixtureRequest) -> Iterator[Driver]:
     """A web trail's driver: a hook's, a handed-in context's, or a fresh context of our browser.
 
     Playwright's loop is marked on the main thread only while the trail runs: the thread's mark
@@ -196,7 +202,7 @@ def _web_driver(request: pytest.FixtureRequest) -> Iterator[Any]:
             driver.close()
 
 
-def _context_args(request: pytest.FixtureRequest) -> dict[str, Any]:
+def _context_args(request: pytest.FixtureRequest) -> dict[str, JsonValue]:
     """A fresh context's arguments: pytest-playwright's ``browser_context_args`` (when it applies),
     then ``trailblaze_browser_context_args``."""
     theirs = request.getfixturevalue("_trailblaze_playwright_context_args")
@@ -219,7 +225,7 @@ def trailblaze_workspace(request: pytest.FixtureRequest) -> Workspace | None:
 
 
 @pytest.fixture
-def trailblaze_device_info(trailblaze_driver: Any, trailblaze_settings: Settings) -> DeviceInfo:
+def trailblaze_device_info(trailblaze_driver: Driver, trailblaze_settings: Settings) -> DeviceInfo:
     """The measured device (size, density, classifier) of this trail's driver, reporting the
     ``--trailblaze-driver`` when that names a driver of its platform."""
     return reported_device(trailblaze_driver.device_info(), trailblaze_settings.driver_override)
@@ -246,7 +252,7 @@ def trailblaze_registry(
 def trailblaze_memory(
     request: pytest.FixtureRequest,
     trailblaze_settings: Settings,
-    trailblaze_memory_defaults: Mapping[str, Any],
+    trailblaze_memory_defaults: Mapping[str, JsonValue],
 ) -> Memory:
     """This trail's memory, seeded from defaults, config.memory, the CLI, secrets and args."""
     item = _trail_item(request, "trailblaze_memory")
@@ -256,7 +262,7 @@ def trailblaze_memory(
 @pytest.fixture
 def trailblaze_run(
     request: pytest.FixtureRequest,
-    trailblaze_driver: Any,
+    trailblaze_driver: Driver,
     trailblaze_device_info: DeviceInfo,
     trailblaze_registry: ToolRegistry,
     trailblaze_memory: Memory,

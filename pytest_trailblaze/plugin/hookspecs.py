@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -41,7 +41,7 @@ def pytest_trailblaze_make_driver(platform: str, request: pytest.FixtureRequest)
 
 
 @hookspec(firstresult=True)
-def pytest_trailblaze_agent_step(step: ResolvedStep, context: ToolContext, item: pytest.Item) -> Any:
+def pytest_trailblaze_agent_step(step: ResolvedStep, context: ToolContext, item: pytest.Item) -> object:
     """Perform a step that has no recording for the device (an AI agent, a human, a script).
 
     Return None to decline (the step then fails, or skips with --trailblaze-agent-steps=skip),
@@ -53,18 +53,18 @@ def pytest_trailblaze_agent_step(step: ResolvedStep, context: ToolContext, item:
     """
 
 
-def pytest_trailblaze_before_tool(name: str, args: Mapping[str, Any], context: ToolContext) -> None:
+def pytest_trailblaze_before_tool(name: str, args: Mapping[str, object], context: ToolContext) -> None:
     """Called before each tool call with its interpolated (secret-masked) arguments."""
 
 
 def pytest_trailblaze_after_tool(
-    name: str, args: Mapping[str, Any], result: ToolResult, context: ToolContext
+    name: str, args: Mapping[str, object], result: ToolResult, context: ToolContext
 ) -> None:
     """Called after each tool call that succeeded."""
 
 
 def pytest_trailblaze_tool_error(
-    name: str, args: Mapping[str, Any], error: BaseException, context: ToolContext
+    name: str, args: Mapping[str, object], error: BaseException, context: ToolContext
 ) -> None:
     """Called when a tool call raised (a failed assertion, bad arguments, a broken driver)."""
 

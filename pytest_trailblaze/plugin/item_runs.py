@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -14,6 +14,9 @@ from ..core.tooling.context import ToolContext
 from ..session.settings import Settings
 from ..session.trailrun import RunSetup, TrailSkipped
 from .agent import AGENT_KEY
+
+if TYPE_CHECKING:  # collection runs its items through these: a loop at import time
+    from .collection import TrailItem
 from .evidence_options import evidence_of
 from .output_masking import masker_of
 
@@ -23,7 +26,7 @@ class ItemHooks:
     observer (progress, records, reports and other plugins all implement those hooks), the agent
     step, and the item's report properties."""
 
-    def __init__(self, item: pytest.Item) -> None:
+    def __init__(self, item: TrailItem) -> None:
         self.item = item
         self.hook = item.config.hook
 
@@ -39,7 +42,7 @@ class ItemHooks:
     def has_agent(self) -> bool:
         return bool(self.item.config.pluginmanager.hook.pytest_trailblaze_agent_step.get_hookimpls())
 
-    def agent_step(self, step: ResolvedStep, ctx: ToolContext) -> Any:
+    def agent_step(self, step: ResolvedStep, ctx: ToolContext) -> object:
         return self.hook.pytest_trailblaze_agent_step(step=step, context=ctx, item=self.item)
 
     def publish(self, properties: list[tuple[str, str]]) -> None:

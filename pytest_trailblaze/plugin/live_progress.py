@@ -25,7 +25,7 @@ class LiveProgress:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self.reporter = config.pluginmanager.get_plugin("terminalreporter")
+        self.reporter: pytest.TerminalReporter | None = config.pluginmanager.get_plugin("terminalreporter")
         worker = hasattr(config, "workerinput")
         self.enabled = self.reporter is not None and not worker and config.get_verbosity() >= 1
         self._open = False
@@ -35,7 +35,7 @@ class LiveProgress:
         self._open = False
 
     def started(self, record: StepRecord, *, agent: bool) -> None:
-        if not self.enabled:
+        if not self.enabled or self.reporter is None:
             return
         with capture_suspended(self.config):
             self.reporter.write("\n" + INDENT + start_text(record, agent=agent))
@@ -44,7 +44,7 @@ class LiveProgress:
         self._open = True
 
     def finished(self, record: StepRecord) -> None:
-        if not self.enabled or not self._open:
+        if not self.enabled or not self._open or self.reporter is None:
             return
         good = record.outcome == "passed"
         with capture_suspended(self.config):

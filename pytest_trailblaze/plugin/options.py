@@ -61,4 +61,4 @@ def worker_id(config: pytest.Config) -> str:
     Read from xdist's ``workerinput``, never from the environment: a pytest started inside an
     xdist worker (a test of a test suite) inherits ``PYTEST_XDIST_WORKER`` without being one.
     """
-    return getattr(config, "workerinput", {}).get("workerid", "main")
+    return str(getattr(config, "workerinput", {}).get("workerid", "main"))

@@ -14,7 +14,7 @@ filter's ``name`` form, because a name must be stable, not starred out.
 
 from __future__ import annotations
 
-from typing import Any, TextIO
+from typing import TextIO, TypeVar
 
 import pytest
 
@@ -39,6 +39,8 @@ def masker_of(config: pytest.Config) -> Masker:
 _TRACEBACK: Shape = {"style": KEEP, "reprentries": {"type": KEEP, "data": {"style": KEEP}}}
 #: What a serialized pytest report holds besides text: names, outcomes and kinds that pytest,
 #: xdist and JUnit read back (``masking.rewrite`` leaves them as they are).
+_Report = TypeVar("_Report", pytest.TestReport, pytest.CollectReport)
+
 REPORT_SHAPE: Shape = {
     **dict.fromkeys(("$report_type", "nodeid", "outcome", "when", "keywords", "duration"), KEEP),
     **dict.fromkeys(("start", "stop", "worker_id", "testrun_uid", "item_index"), KEEP),
@@ -49,7 +51,7 @@ REPORT_SHAPE: Shape = {
 }
 
 
-def mask_report(config: pytest.Config, report: Any, *, trail_text: bool = False) -> Any:
+def mask_report(config: pytest.Config, report: _Report, *, trail_text: bool = False) -> _Report:
     """The report with every secret masked, rebuilt through pytest's own (de)serialization.
 
     Serialization is how pytest-xdist ships reports, so every part of a report that reaches a
@@ -73,10 +75,10 @@ def mask_report(config: pytest.Config, report: Any, *, trail_text: bool = False)
         return visible(masker.text(text)) if controls else masker.text(text)
 
     data = rewrite(data, change, REPORT_SHAPE)
-    masked = config.hook.pytest_report_from_serializable(config=config, data=data)
+    masked: _Report | None = config.hook.pytest_report_from_serializable(config=config, data=data)
     if masked is None:
         return report
-    if hasattr(report, "result"):
+    if isinstance(report, pytest.CollectReport) and isinstance(masked, pytest.CollectReport):
         masked.result = report.result  # collected nodes: not serialized, and named already masked
     return masked
 

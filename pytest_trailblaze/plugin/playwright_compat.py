@@ -28,10 +28,10 @@ tear it down (and the browser built on it) between page tests and trails.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
+from ..core.jsondata import JsonValue
 from ..drivers.browser import BrowserOptions
 from ..drivers.loopstate import ForeignLoop
 from ..session.driver_choice import merged
@@ -89,7 +89,9 @@ def context_args_asked(config: pytest.Config) -> bool:
 
 
 @pytest.fixture(scope="session")
-def _trailblaze_playwright_context_args(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
+def _trailblaze_playwright_context_args(
+    request: pytest.FixtureRequest,
+) -> Iterator[dict[str, JsonValue]]:
     """pytest-playwright's ``browser_context_args`` for trail contexts ({} when not asked for).
 
     Depending on it, this fixture is torn down before pytest-playwright's Playwright stops: the

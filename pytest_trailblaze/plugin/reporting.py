@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import Any
 
 import pytest
 
@@ -16,7 +15,9 @@ from .output_masking import mask_report, mask_streams, release_terminal
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """Setup and teardown errors of our own kind read like trail failures, without plugin frames;
     a failed trail's report points at the failing step's line (see ``failures``).
 
@@ -38,7 +39,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, Any, Any]:
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
     """Collection errors quote trail text, which may hold a secret read from the environment."""
     report = yield
     return mask_report(collector.config, report, trail_text=isinstance(collector, TrailFile))

@@ -8,10 +8,11 @@ pytest-xdist the controller, which sees every worker's reports, writes the files
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import cast
 
 import pytest
 
+from ..evidence.record_format import TrailRecord
 from ..session.run_summary import evidence_section, write_run_files
 from .evidence_options import evidence_of
 from .options import SETTINGS_KEY
@@ -23,7 +24,7 @@ class RunReport:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self.records: dict[str, dict[str, Any]] = {}
+        self.records: dict[str, TrailRecord] = {}
         self.started = time.time()
         self.written: dict[str, str] = {}
 
@@ -34,7 +35,8 @@ class RunReport:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, "trailblaze_record", None)
         if isinstance(record, dict) and report.when == "teardown":
-            self.records[report.nodeid] = record  # a rerun replaces the earlier record
+            # the record plugin/evidence.py put on the report (on this process, or on an xdist worker)
+            self.records[report.nodeid] = cast(TrailRecord, record)  # a rerun replaces the earlier record
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -44,7 +46,7 @@ class RunReport:
         records, evidence = list(self.records.values()), evidence_of(self.config)
         self.written = write_run_files(records, evidence, output, masker_of(self.config), self.started)
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if self.is_worker or not (self.written or self.records) or self.config.get_verbosity() < -1:
             return
         records, evidence = list(self.records.values()), evidence_of(self.config)

@@ -29,10 +29,10 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from contextlib import suppress
 from types import FrameType
-from typing import Any
+from typing import TypeAlias
 
 import pytest
 
@@ -40,6 +40,8 @@ from ..compat import xdist_worker_pids
 from .collection import TrailItem
 
 REDELIVER_S = 1.0
+#: What ``signal.signal`` takes and gives back: a function, SIG_DFL / SIG_IGN, or None (not set from Python).
+Handler: TypeAlias = Callable[[int, FrameType | None], object] | int | signal.Handlers | None
 
 
 #: What the interrupt raised for SIGTERM says (pytest prints it as ``KeyboardInterrupt: ...``).
@@ -55,7 +57,7 @@ class Interrupts:
         self.settled = False
         self.in_item = False
         self._stop = threading.Event()
-        self._previous: dict[int, Any] = {}
+        self._previous: dict[int, Handler] = {}
 
     def handle(self, signum: int, frame: FrameType | None) -> None:
         __tracebackhide__ = True  # pytest's summary names where the signal landed, not this handler
@@ -81,7 +83,7 @@ class Interrupts:
             if pending is not None and self.in_item:
                 os.kill(os.getpid(), pending)
 
-    def install(self, signum: int, over: Any) -> None:
+    def install(self, signum: int, over: Handler) -> None:
         """Handle ``signum`` if its handler is ``over`` now (in the main thread only)."""
         if threading.current_thread() is threading.main_thread() and signal.getsignal(signum) is over:
             self._previous[signum] = signal.signal(signum, self.handle)
@@ -94,7 +96,7 @@ class Interrupts:
 
     # -- hooks ----------------------------------------------------------------------------------
     @pytest.hookimpl(wrapper=True, tryfirst=True)
-    def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, Any, Any]:
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:
         """Around every item (outermost): an interrupt must come out of it, whatever swallowed it."""
         if isinstance(item, TrailItem):
             self.install(signal.SIGINT, over=signal.default_int_handler)

@@ -3,22 +3,24 @@ step, stopped and kept or dropped before the fixtures' teardown closes its drive
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import replace
-from typing import Any
 
 import pytest
 
+from ..core.run.driver import Driver, Recording
 from ..core.run.runner import ResolvedStep
 from ..core.tooling.context import ToolContext
 from ..drivers.browser import BrowserOptions
+from ..session.run_evidence import ItemEvidence
 from ..session.trail_recording import begin_recording, can_record, finish_recording, mark_step
 from .collection import TrailItem
-from .evidence import ITEM_KEY, ItemEvidence, item_evidence
+from .evidence import ITEM_KEY, item_evidence
 from .evidence_options import evidence_of
 from .options import SETTINGS_KEY, worker_id
 from .output_masking import masker_of
 
-RECORDER_KEY = pytest.StashKey[Any]()
+RECORDER_KEY = pytest.StashKey[Recording]()
 
 
 def browser_options(options: BrowserOptions, config: pytest.Config) -> BrowserOptions:
@@ -52,17 +54,17 @@ def _group(item: pytest.Item, title: str | None) -> None:
         mark_step(driver, title, masker_of(item.config))
 
 
-def start(item: TrailItem, evidence: ItemEvidence, driver: Any) -> None:
+def start(item: TrailItem, evidence: ItemEvidence, driver: Driver | None) -> None:
     """At the trail's first step: start the driver's trace and video, when asked and able."""
     settings = evidence_of(item.config)
-    if RECORDER_KEY in item.stash or not can_record(driver, settings):
+    if RECORDER_KEY in item.stash or not isinstance(driver, Recording) or not can_record(driver, settings):
         return
     item.stash[RECORDER_KEY] = driver
     evidence.notes.extend(begin_recording(driver, settings))
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, None, None]:
     """Before the fixtures' teardown closes the driver: stop, then keep or drop what it recorded."""
     if isinstance(item, TrailItem) and RECORDER_KEY in item.stash:
         driver = item.stash[RECORDER_KEY]

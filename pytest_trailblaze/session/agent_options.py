@@ -9,23 +9,25 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
 from ..agent import EXTRA_HINT, LlmSpec, parse_model, require_sdk
 from ..agent.models import facts_for
 from ..agent.spec import DEFAULT_MAX_CALLS, DEFAULT_TIMEOUT_S, base_url_for
 from ..core.errors import ConfigurationError
-from .option_table import IniSpec, OptionSpec
+from ..core.jsondata import JsonObject
+from ..workspace.model import Workspace
+from .option_table import IniSpec, IniType, OptionSpec
 from .option_values import Given
 from .settings import AgentSettings
 
 
-def _agent(name: str, ini_type: str | None = None, **cli: Any) -> OptionSpec:
+def _agent(name: str, ini_type: IniType | None = None, **cli: object) -> OptionSpec:
     """``--trailblaze-<name>`` and ini key ``trailblaze_<name>`` (of ``ini_type``), one help."""
     key = f"trailblaze_{name.replace('-', '_')}"
-    extra = {"type": ini_type}
-    return OptionSpec((f"--trailblaze-{name}",), key, cli, (IniSpec(key, cli["help"], extra),))
+    ini = IniSpec(key, str(cli["help"]), {"type": ini_type})
+    return OptionSpec((f"--trailblaze-{name}",), key, cli, (ini,))
 
 
 AGENT_OPTIONS: tuple[OptionSpec, ...] = (
@@ -93,10 +95,10 @@ def read_agent(given: Given) -> AgentSettings:
         base_url=_pick(given, "llm_base_url"),
         timeout_s=_number(_pick(given, "llm_timeout"), "--trailblaze-llm-timeout", DEFAULT_TIMEOUT_S),
         screenshots=_choice(_pick(given, "llm_screenshots") or "auto"),
-        ai_only=bool(_pick(given, "ai_only")),
-        self_heal=bool(_pick(given, "self_heal")) or env_heal in ("1", "true", "yes"),
+        ai_only=given.flag("ai_only"),
+        self_heal=given.flag("self_heal") or env_heal in ("1", "true", "yes"),
         max_calls=_calls(_pick(given, "max_llm_calls") or os.environ.get("TRAILBLAZE_MAX_LLM_CALLS")),
-        save_recordings=bool(_pick(given, "save_recordings")),
+        save_recordings=given.flag("save_recordings"),
     )
     model = _pick(given, "llm") or os.environ.get("TRAILBLAZE_LLM_MODEL") or None
     if model is None:
@@ -106,9 +108,11 @@ def read_agent(given: Given) -> AgentSettings:
     return replace(settings, spec=spec)
 
 
-def _pick(given: Given, name: str) -> Any:
+def _pick(given: Given, name: str) -> str | None:
     return given.pick(name) or None
-def spec_of(settings: AgentSettings, model: str, where: str, workspace: Any = None) -> LlmSpec:
+
+
+def spec_of(settings: AgentSettings, model: str, where: str, workspace: Workspace | None = None) -> LlmSpec:
     """The model with its endpoint and facts (images, forced tool calls, price): the built-in
     table, then the workspace's ``llm: models:`` entry for it."""
     provider, name = parse_model(model, where)
@@ -120,8 +124,9 @@ def spec_of(settings: AgentSettings, model: str, where: str, workspace: Any = No
             "or pass --trailblaze-llm-base-url"
         )
     hosted = not base_url or provider == "azure"
-    models = workspace_llm(workspace).get("models")
-    facts = facts_for(provider, name, hosted=hosted, overrides=models, where="trailblaze.yaml llm.models")
+    where_models = "trailblaze.yaml llm.models"
+    models = _model_overrides(workspace, where_models)
+    facts = facts_for(provider, name, hosted=hosted, overrides=models, where=where_models)
     shots = settings.screenshots == "on" or (settings.screenshots == "auto" and facts.vision)
     return LlmSpec(
         provider,
@@ -134,13 +139,24 @@ def spec_of(settings: AgentSettings, model: str, where: str, workspace: Any = No
     )
 
 
+def _model_overrides(workspace: Workspace | None, where: str) -> Mapping[str, object] | None:
+    """The workspace's ``llm: models:`` mapping (None when it gives none); anything else there is
+    a ``ConfigurationError``, as ``facts_for`` says it."""
+    models = workspace_llm(workspace).get("models")
+    if not models:
+        return None
+    if not isinstance(models, dict):
+        raise ConfigurationError(f"{where}: expected a mapping of model name to facts")
+    return models
+
+
 def _choice(value: str) -> str:
     if value not in ("auto", "on", "off"):
         raise ConfigurationError(f"trailblaze_llm_screenshots expects auto, on or off, got {value!r}")
     return value
 
 
-def _number(text: Any, option: str, default: float) -> float:
+def _number(text: str | None, option: str, default: float) -> float:
     if text in (None, ""):
         return default
     try:
@@ -152,7 +168,7 @@ def _number(text: Any, option: str, default: float) -> float:
     return value
 
 
-def _calls(text: Any) -> int | None:
+def _calls(text: str | None) -> int | None:
     if text in (None, ""):
         return None
     if not str(text).strip().isdigit() or int(text) < 1:
@@ -162,21 +178,21 @@ def _calls(text: Any) -> int | None:
     return int(text)
 
 
-def workspace_llm(workspace: Any) -> dict[str, Any]:
+def workspace_llm(workspace: Workspace | None) -> JsonObject:
     """The ``llm:`` mapping of the workspace's ``trailblaze.yaml`` (empty without one)."""
-    llm = getattr(getattr(workspace, "config", None), "llm", None)
+    llm = workspace.config.llm if workspace is not None else None
     return llm if isinstance(llm, dict) else {}
 
 
-def workspace_model(workspace: Any) -> str | None:
+def workspace_model(workspace: Workspace | None) -> str | None:
     """``llm: defaults: model:`` of the workspace's ``trailblaze.yaml``."""
     defaults = workspace_llm(workspace).get("defaults")
     model = defaults.get("model") if isinstance(defaults, dict) else None
     return str(model) if model else None
 
 
-def workspace_max_calls(workspace: Any) -> int | None:
-    defaults = getattr(getattr(workspace, "config", None), "defaults", None)
-    return getattr(defaults, "max_llm_calls", None)
+def workspace_max_calls(workspace: Workspace | None) -> int | None:
+    """``defaults: max-llm-calls:`` of the workspace's ``trailblaze.yaml``."""
+    return workspace.config.defaults.max_llm_calls if workspace is not None else None
 
 

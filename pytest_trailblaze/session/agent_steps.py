@@ -7,8 +7,6 @@ a step's ``maxRetries: N`` gives it N more attempts. The pytest plugin calls it 
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..agent import AgentLoop, LlmSpec, Provider, StepRun, make_provider, require_sdk
 from ..agent.judgement import Judge
 from ..agent.prompt import previous_step
@@ -17,6 +15,7 @@ from ..core.errors import AgentFailure, ConfigurationError
 from ..core.run.runner import ResolvedStep
 from ..core.tooling.context import ToolContext
 from ..core.trail.model import Trail
+from ..workspace.model import Workspace
 from .agent_options import spec_of, workspace_llm, workspace_max_calls, workspace_model
 from .settings import AgentSettings
 
@@ -29,7 +28,7 @@ class AgentSteps:
         self._providers: dict[LlmSpec, Provider] = {}
         self._specs: dict[int, LlmSpec | None] = {}
 
-    def spec_for(self, workspace: Any, *, installed: bool = True) -> LlmSpec | None:
+    def spec_for(self, workspace: Workspace | None, *, installed: bool = True) -> LlmSpec | None:
         """The model of a workspace's trails, with the workspace's facts; ``installed`` checks that
         its client library is there (naming the extra when not)."""
         key = id(workspace)
@@ -40,7 +39,7 @@ class AgentSteps:
             require_sdk(spec, "trailblaze.yaml llm.defaults.model")
         return spec
 
-    def _spec(self, workspace: Any) -> LlmSpec | None:
+    def _spec(self, workspace: Workspace | None) -> LlmSpec | None:
         given = self.settings.spec
         if given is not None:
             if workspace_llm(workspace).get("models") is None:
@@ -56,7 +55,7 @@ class AgentSteps:
             self._providers[spec] = make_provider(spec)
         return self._providers[spec]
 
-    def judge(self, workspace: Any) -> Judge | None:
+    def judge(self, workspace: Workspace | None) -> Judge | None:
         """The judge of tools that ask the model about the screen (``rememberWithAi``...), replayed
         or not; None without a model (a bad one is said by the first step that needs it)."""
         try:
@@ -72,8 +71,8 @@ class AgentSteps:
         return Judge(connect, spec.name, spec.screenshots, spec.forced_tools, price=spec.price)
 
     def take_step(
-        self, spec: LlmSpec, step: ResolvedStep, context: ToolContext, trail: Trail, workspace: Any,
-        runs: list[StepRun],
+        self, spec: LlmSpec, step: ResolvedStep, context: ToolContext, trail: Trail,
+        workspace: Workspace | None, runs: list[StepRun],
     ) -> StepRun | None:  # fmt: skip
         """Do ``step`` with the model of ``spec``; every attempt's run is added to ``runs``."""
         calls = self.settings.max_calls or workspace_max_calls(workspace) or DEFAULT_MAX_CALLS

@@ -10,11 +10,11 @@ gathered from reports (on the xdist controller too).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ..agent.judgement import Judge
 from ..agent.loop import StepRun
 from ..agent.wire import Usage
+from ..core.run.runner import TrailRunner
 
 USAGE_KEYS = ("llm_calls", "llm_input_tokens", "llm_cached_input_tokens", "llm_output_tokens")
 #: The properties ``trail_properties`` sets (a rerun replaces them).
@@ -22,7 +22,7 @@ PROPERTIES = frozenset({"outcome", "llm_model", *USAGE_KEYS, "llm_cost_usd", "he
 
 
 def trail_properties(
-    runner: Any, runs: list[StepRun], judge: Judge | None, passed: bool
+    runner: TrailRunner | None, runs: list[StepRun], judge: Judge | None, passed: bool
 ) -> list[tuple[str, str]]:
     """The trail's outcome, and its model usage when it used one (in its agent ``runs`` and the
     ``judge`` of tools that asked the model)."""

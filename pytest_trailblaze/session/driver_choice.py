@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, TypeGuard
 
 from ..core.errors import DriverError
 from ..core.tooling.context import DeviceInfo
 from ..core.trail.devices import driver_type
 from ..drivers.browser import BrowserOptions
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext
 
 DEFAULT_BROWSER = BrowserOptions().browser
 
@@ -28,9 +31,9 @@ def reported_device(device: DeviceInfo, override: str | None) -> DeviceInfo:
     return replace(device, driver_key=kind.yaml_key)
 
 
-def handed_context(context: Any) -> Any:
+def handed_context(context: object) -> BrowserContext:
     """The Playwright context ``trailblaze_browser_context`` handed in, checked to be one."""
-    if not (hasattr(context, "new_page") and hasattr(context, "pages")):
+    if not _is_context(context):
         raise DriverError(
             f"trailblaze_browser_context returned {type(context).__name__}, not a Playwright "
             f"BrowserContext\n  fix: return a sync-API BrowserContext (e.g. pytest-playwright's "
@@ -39,12 +42,18 @@ def handed_context(context: Any) -> Any:
     return context
 
 
-def merged(options: BrowserOptions, browser: str | None, launch_args: Mapping[str, Any]) -> BrowserOptions:
+def _is_context(context: object) -> TypeGuard[BrowserContext]:
+    """Whether ``context`` works as a sync-API ``BrowserContext`` (opens pages, lists them)."""
+    return hasattr(context, "new_page") and hasattr(context, "pages")
+
+
+def merged(options: BrowserOptions, browser: str | None, launch_args: Mapping[str, object]) -> BrowserOptions:
     """Our options over pytest-playwright's launch arguments: ``--trailblaze-*`` options said on
     purpose win (a browser other than the default, headed, an executable); the browser arguments
     of both are passed."""
     rest = dict(launch_args)
-    their_args = tuple(str(arg) for arg in rest.pop("args", None) or ())
+    args = rest.pop("args", None)
+    their_args = tuple(str(arg) for arg in args) if isinstance(args, (list, tuple)) else ()
     headless = rest.pop("headless", None)
     executable = rest.pop("executable_path", None)
     chosen = options.browser if options.browser != DEFAULT_BROWSER else (browser or options.browser)

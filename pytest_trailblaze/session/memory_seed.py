@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
 
+from ..core.jsondata import JsonValue
 from ..core.tooling.memory import Memory
+from ..core.trail.model import Trail
 from .settings import Settings
 
 
-def seed_memory(trail: Any, settings: Settings, defaults: Mapping[str, Any]) -> Memory:
+def seed_memory(trail: Trail, settings: Settings, defaults: Mapping[str, JsonValue]) -> Memory:
     """``defaults`` < ``config.memory`` < ``--trailblaze-memory`` < ``--trailblaze-secret``, then args."""
     blank = os.environ.get("TRAILBLAZE_MEMORY_BLANK_UNKNOWN_TOKENS", "").lower() in ("1", "true")
     memory = Memory(blank_unknown=blank)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Literal, TypedDict, Unpack
 
 from ..core.trail.parse import TRAIL_FILE_PATTERNS
 from ..drivers.appium_server import APPIUM_LOG_LEVELS
@@ -22,13 +22,23 @@ RECORDING = ("on", "off", "retain-on-failure")
 SCREENSHOT_ALIASES = {"on-failure": "only-on-failure"}
 
 
+IniType = Literal["string", "paths", "pathlist", "args", "linelist", "bool", "int", "float"]
+
+
+class IniExtra(TypedDict, total=False):
+    """What pytest's ``addini`` is given besides the name and help: the value's type, its default."""
+
+    type: IniType | None
+    default: object
+
+
 @dataclass(frozen=True)
 class IniSpec:
     """An ini key: its name, help, and what else pytest's ``addini`` is given (type, default)."""
 
     name: str
     help: str
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: IniExtra = field(default_factory=lambda: IniExtra())
 
 
 @dataclass(frozen=True)
@@ -41,7 +51,7 @@ class OptionSpec:
 
     flags: tuple[str, ...]
     dest: str
-    cli: Mapping[str, Any]
+    cli: Mapping[str, object]
     inis: tuple[IniSpec, ...] = ()
 
 
@@ -49,10 +59,10 @@ def _opt(
     name: str,
     ini: str | None = None,
     *,
-    ini_type: str | None = None,
-    ini_default: Any = None,
+    ini_type: IniType | None = None,
+    ini_default: object = None,
     help: str,
-    **cli: Any,
+    **cli: object,
 ) -> OptionSpec:
     """``--trailblaze-<name>``, and the ini key ``ini`` (of ``ini_type``, ``ini_default``) with its help."""
     inis = (IniSpec(ini, help, {"type": ini_type, "default": ini_default}),) if ini else ()
@@ -60,7 +70,7 @@ def _opt(
     return OptionSpec((f"--trailblaze-{name}",), dest, {"help": help, **cli}, inis)
 
 
-def _ini(name: str, help: str, **extra: Any) -> OptionSpec:
+def _ini(name: str, help: str, **extra: Unpack[IniExtra]) -> OptionSpec:
     """An ini key with no option of its own."""
     return OptionSpec((), "", {}, (IniSpec(name, help, extra),))
 

@@ -12,9 +12,9 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..core.errors import ConfigurationError
+from ..core.jsondata import JsonObject
 from ..core.system.files import DEFAULT_MAX_BYTES, FileRefused, parse_size, read_source
 from ..core.trail.devices import DRIVER_TYPES, driver_type
 from ..core.trail.yamlsource import load_value
@@ -31,20 +31,48 @@ class Given:
     root folder.
     """
 
-    cli: Callable[[str], Any]
-    ini: Callable[[str], Any]
+    cli: Callable[[str], object]
+    ini: Callable[[str], object]
     base: Path
     root: Path
 
-    def pick(self, name: str, ini: str | None = None) -> Any:
-        """``--trailblaze-<name>``, else ini ``trailblaze_<ini or name>`` (empty counts as not given)."""
-        cli = self.cli(name)
-        return cli if cli not in (None, "") else self.ini(ini or name)
+    def pick(self, name: str, ini: str | None = None) -> str:
+        """The text of ``--trailblaze-<name>``, else of ini ``trailblaze_<ini or name>`` (empty counts
+        as not given; "" when neither is)."""
+        return self.option(name) or self.text(ini or name)
+
+    def option(self, name: str) -> str | None:
+        """The text of ``--trailblaze-<name>`` (None when not given)."""
+        value = self.cli(name)
+        return value if isinstance(value, str) else None
+
+    def text(self, key: str) -> str:
+        """The text of ini key ``trailblaze_<key>`` ("" when not set)."""
+        value = self.ini(key)
+        return value if isinstance(value, str) else ""
+
+    def many(self, name: str) -> list[str]:
+        """The values of a repeatable ``--trailblaze-<name>`` (none given: empty)."""
+        return _strings(self.cli(name))
+
+    def lines(self, key: str) -> list[str]:
+        """The lines of ini key ``trailblaze_<key>`` (a ``linelist``)."""
+        return _strings(self.ini(key))
+
+    def paths(self, key: str) -> list[Path]:
+        """The paths of ini key ``trailblaze_<key>`` (of type ``paths``: relative to the ini file)."""
+        value = self.ini(key)
+        return [Path(p) for p in value if isinstance(p, (str, Path))] if isinstance(value, list) else []
 
     def flag(self, name: str) -> bool:
         """An on/off option: the command line when given (``None`` is not given), else the ini."""
         cli = self.cli(name)
         return bool(cli if cli is not None else self.ini(name))
+
+
+def _strings(value: object) -> list[str]:
+    """A list option's values (pytest gives a list of text, or None when not given)."""
+    return [str(v) for v in value] if isinstance(value, (list, tuple)) else []
 
 
 def existing_dir(value: str, option: str, base: Path) -> Path:
@@ -67,7 +95,7 @@ def load_profiles(path: Path) -> dict[str, DeviceProfile]:
     return profiles
 
 
-def seconds_value(text: Any, option: str, default: float) -> float:
+def seconds_value(text: str | None, option: str, default: float) -> float:
     if text in (None, ""):
         return default
     try:
@@ -79,7 +107,7 @@ def seconds_value(text: Any, option: str, default: float) -> float:
     return value
 
 
-def size_value(text: Any, option: str) -> int:
+def size_value(text: str | None, option: str) -> int:
     """A file size such as ``10MB`` or ``512KB`` (bytes when bare); the default when not given."""
     if text in (None, ""):
         return DEFAULT_MAX_BYTES
@@ -117,11 +145,11 @@ def secret_pairs(values: list[str] | None) -> dict[str, str]:
     return secrets
 
 
-def args_file(path: str | None) -> dict[str, Any]:
+def args_file(path: str | None) -> JsonObject:
     return yaml_map(Path(path), "--trailblaze-args-file") if path else {}
 
 
-def yaml_map(path: Path, option: str) -> dict[str, Any]:
+def yaml_map(path: Path, option: str) -> JsonObject:
     """A YAML or JSON file holding a map, read like trails (YAML 1.2 scalars: ``017`` stays text
     for a string arg); anything else is a usage error naming the option."""
     try:
@@ -146,7 +174,7 @@ def viewport_size(text: str) -> tuple[int, int]:
     raise ConfigurationError(f"--trailblaze-viewport expects WIDTHxHEIGHT like 1280x800, got {text!r}")
 
 
-def milliseconds(text: Any, option: str, default: int = 0) -> int:
+def milliseconds(text: str | None, option: str, default: int = 0) -> int:
     if text in (None, ""):
         return default
     try:

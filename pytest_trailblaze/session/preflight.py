@@ -14,7 +14,7 @@ references are judged everywhere.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
 
 from ..core.errors import Problem, RegistryError, SourceSpan, first_line
 from ..core.tooling.registry import ToolRegistry
@@ -35,7 +35,7 @@ class Preflight:
     def __init__(self, catalog: ToolCatalog, drivable: Callable[[str], bool]) -> None:
         self.catalog = catalog
         self.drivable = drivable
-        self._registries: dict[tuple[Any, ...], ToolRegistry | RegistryError] = {}
+        self._registries: dict[tuple[Path | None, str, int], ToolRegistry | RegistryError] = {}
 
     def problems(
         self, trail: Trail, workspace: Workspace | None, target: Target | None, platforms: tuple[str, ...]

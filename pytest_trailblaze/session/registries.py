@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Hashable, Iterable, Mapping
-from typing import Any
+from pathlib import Path
+from typing import Protocol, TypeAlias
 
 from ..core.errors import Problem, RegistryError, TrailblazeError
 from ..core.tooling.context import DeviceInfo, ToolContext
@@ -35,19 +36,41 @@ class ToolCatalog:
         return list(self._tools)
 
 
+#: A session scope: (workspace config folder, target id, platform, driver key, agent mode).
+ScopeKey: TypeAlias = tuple[Path | None, str, str, str, str]
+
+
+class ToolHooks(Protocol):
+    """The ``pytest_trailblaze_*_tool`` hooks (pytest's ``config.hook`` has them)."""
+
+    def pytest_trailblaze_before_tool(
+        self, *, name: str, args: Mapping[str, object], context: ToolContext
+    ) -> object: ...
+
+    def pytest_trailblaze_after_tool(
+        self, *, name: str, args: Mapping[str, object], result: ToolResult, context: ToolContext
+    ) -> object: ...
+
+    def pytest_trailblaze_tool_error(
+        self, *, name: str, args: Mapping[str, object], error: BaseException, context: ToolContext
+    ) -> object: ...
+
+
 class HookObserver:
     """Forwards every tool call of a registry to the ``pytest_trailblaze_*_tool`` hooks."""
 
-    def __init__(self, hook: Any) -> None:
+    def __init__(self, hook: ToolHooks) -> None:
         self.hook = hook
 
-    def before_tool(self, name: str, args: Mapping[str, Any], ctx: ToolContext) -> None:
+    def before_tool(self, name: str, args: Mapping[str, object], ctx: ToolContext) -> None:
         self.hook.pytest_trailblaze_before_tool(name=name, args=args, context=ctx)
 
-    def after_tool(self, name: str, args: Mapping[str, Any], result: ToolResult, ctx: ToolContext) -> None:
+    def after_tool(self, name: str, args: Mapping[str, object], result: ToolResult, ctx: ToolContext) -> None:
         self.hook.pytest_trailblaze_after_tool(name=name, args=args, result=result, context=ctx)
 
-    def tool_error(self, name: str, args: Mapping[str, Any], error: BaseException, ctx: ToolContext) -> None:
+    def tool_error(
+        self, name: str, args: Mapping[str, object], error: BaseException, ctx: ToolContext
+    ) -> None:
         self.hook.pytest_trailblaze_tool_error(name=name, args=args, error=error, context=ctx)
 
 
@@ -91,7 +114,7 @@ class SessionRegistries:
     def __init__(
         self,
         catalog: ToolCatalog,
-        hook: Any,
+        hook: ToolHooks,
         mcp: McpToolsets,
         *,
         strict: bool = False,
@@ -103,13 +126,13 @@ class SessionRegistries:
         #: ``--trailblaze-strict``: naming findings on servers' tools are errors of the scope's trails.
         self.strict = strict
         self.warn = warn
-        self._registries: dict[tuple[Any, ...], ToolRegistry] = {}
-        self._failures: dict[tuple[Any, ...], TrailblazeError] = {}
+        self._registries: dict[ScopeKey, ToolRegistry] = {}
+        self._failures: dict[ScopeKey, TrailblazeError] = {}
 
     @staticmethod
     def scope(
         workspace: Workspace | None, target: Target | None, device: DeviceInfo, agent_mode: str
-    ) -> tuple[Any, ...]:
+    ) -> ScopeKey:
         return (
             workspace.config_dir if workspace else None,
             target.id if target else "",
@@ -135,7 +158,7 @@ class SessionRegistries:
 
     def _build(
         self,
-        key: tuple[Any, ...],
+        key: ScopeKey,
         workspace: Workspace | None,
         target: Target | None,
         device: DeviceInfo,
@@ -156,7 +179,7 @@ class SessionRegistries:
         return registry
 
     def _workspace_tools(
-        self, key: tuple[Any, ...], workspace: Workspace | None, target: Target | None, device: DeviceInfo
+        self, key: ScopeKey, workspace: Workspace | None, target: Target | None, device: DeviceInfo
     ) -> list[Tool]:
         """The workspace's tools, its TypeScript tools bound to this scope's hosts."""
         tools = list(workspace.tools) if workspace else []

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
-from typing import Any
 
 from ..core.masking import MASK, Masker
 from ..core.run.driver import Screenshots
 from ..evidence.progress import short, step_table
+from ..evidence.record_format import TrailRecord
 from ..evidence.records import StepRecord, StepRecorder
 from ..evidence.summary import RECORD_FORMAT, RECORD_NAME, RECORD_SHAPE, list_artifacts, write_json
 from .artifacts import display_path
@@ -46,7 +46,7 @@ class ItemEvidence:
         if failure is not None and self.failure is None:
             self.failure = failure
 
-    def step_property(self, properties: list[tuple[str, Any]], name: str, value: str) -> None:
+    def step_property(self, properties: list[tuple[str, object]], name: str, value: str) -> None:
         """Set the property ``name`` of ``properties`` in place: one step's update costs a lookup,
         not a copy of the list (a 20,000-step trail was quadratic here). A list someone else
         changed meanwhile (``TrailRun.publish`` rebuilds it) is indexed once again."""
@@ -74,8 +74,13 @@ def outcome(phases: dict[str, str]) -> str:
 
 
 def build_record(
-    evidence: ItemEvidence, item: ItemFacts, properties: list[tuple[str, Any]], *, worker: str, masker: Masker
-) -> dict[str, Any]:
+    evidence: ItemEvidence,
+    item: ItemFacts,
+    properties: list[tuple[str, object]],
+    *,
+    worker: str,
+    masker: Masker,
+) -> TrailRecord:
     """The trail's record, written to its artifacts folder (unless it skipped) and returned masked;
     ``properties``: the item's report properties (JUnit's), ``worker``: the process that ran it."""
     recorder, folder = evidence.recorder, evidence.folder
@@ -108,10 +113,11 @@ def build_record(
         "notes": list(evidence.notes),
         "properties": {k: str(v) for k, v in properties},
     }
-    record = json.loads(json.dumps(record, default=str))  # plain values only: xdist ships it as is
+    # plain values only: xdist ships it as is
+    plain: TrailRecord = json.loads(json.dumps(record, default=str))
     if kept:
-        write_json(folder / RECORD_NAME, record, masker, RECORD_SHAPE)
-    masked: dict[str, Any] = masker.value(record, RECORD_SHAPE)
+        write_json(folder / RECORD_NAME, plain, masker, RECORD_SHAPE)
+    masked: TrailRecord = masker.value(plain, RECORD_SHAPE)
     return masked
 
 
@@ -173,10 +179,10 @@ def step_screenshot(evidence: ItemEvidence, record: StepRecord, driver: object) 
     record.screenshot = f"steps/{name}"
 
 
-def html_extras(evidence: ItemEvidence, masker: Masker, section: str) -> list[dict[str, Any]]:
+def html_extras(evidence: ItemEvidence, masker: Masker, section: str) -> list[dict[str, str | None]]:
     """The step table (titled ``section``) and the trail's screenshots, as pytest-html extras."""
     table = masker.text(step_table(evidence.recorder.steps))
-    extras: list[dict[str, Any]] = [
+    extras: list[dict[str, str | None]] = [
         {"name": section, "format_type": "html", "content": f"<pre>{escape(table)}</pre>",
          "mime_type": None, "extension": None}
     ]  # fmt: skip

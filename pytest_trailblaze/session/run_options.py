@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
 from ..core.errors import ConfigurationError
 from ..drivers import remote
@@ -38,17 +37,20 @@ from .settings import EvidenceSettings, Settings
 def read_settings(given: Given) -> Settings:
     """Every option of the run but the agent's and the evidence's."""
     output = given.pick("output")
-    args = {**args_file(given.cli("args_file")), **key_value_pairs(given.cli("arg"), "--trailblaze-arg")}
+    args = {**args_file(given.option("args_file")), **key_value_pairs(given.many("arg"), "--trailblaze-arg")}
     ci = os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
     web_timeout = given.pick("web_timeout", "web_timeout_ms")
     timeout = milliseconds(web_timeout, "--trailblaze-web-timeout", default=45_000 if ci else 30_000)
+    cdp, headers, options = _remote(given)
     browser = BrowserOptions(
         browser=given.pick("browser"),
         headed=given.flag("headed"),
         executable_path=given.pick("browser_path") or None,
-        launch_args=tuple(given.cli("browser_arg") or given.ini("browser_args")),
+        launch_args=tuple(given.many("browser_arg") or given.lines("browser_args")),
         connect=given.pick("connect") or None,
-        **_remote(given),
+        cdp=cdp,
+        connect_headers=headers,
+        connect_options=options,
         viewport=viewport_size(given.pick("viewport")),
         action_timeout_ms=timeout,
         navigation_timeout_ms=timeout * 2 if ci else timeout,
@@ -58,16 +60,16 @@ def read_settings(given: Given) -> Settings:
         ),
     )
     return Settings(
-        patterns=tuple(given.ini("patterns")),
+        patterns=tuple(given.lines("patterns")),
         output_dir=Path(given.root, output) if not Path(output).is_absolute() else Path(output),
         browser=browser,
-        memory=key_value_pairs(given.cli("memory"), "--trailblaze-memory"),
-        secrets=secret_pairs(given.cli("secret")),
+        memory=key_value_pairs(given.many("memory"), "--trailblaze-memory"),
+        secrets=secret_pairs(given.many("secret")),
         args=args,
         agent_steps=given.pick("agent_steps"),
         default_platform=given.pick("platform"),
         agent_mode=given.pick("agent_mode"),
-        driver_override=driver_name(given.cli("driver")),
+        driver_override=driver_name(given.option("driver")),
         full_trace=bool(given.cli("full_trace")),
         config_dir=_config_dir(given.pick("config_dir"), given.base),
         strict=given.flag("strict"),
@@ -89,12 +91,12 @@ def read_settings(given: Given) -> Settings:
 def _file_url_roots(given: Given) -> tuple[Path, ...]:
     """The ini's ``trailblaze_allow_file_urls`` (relative to the ini file, as pytest reads ``paths``)
     and every ``--trailblaze-allow-file-urls`` (relative to where the run started): both widen."""
-    given_paths = (Path(given.base, p) for p in given.cli("allow_file_urls") or [])
-    paths = [*given.ini("allow_file_urls"), *given_paths]
+    given_paths = (Path(given.base, p) for p in given.many("allow_file_urls"))
+    paths = [*given.paths("allow_file_urls"), *given_paths]
     return tuple(dict.fromkeys(p.resolve() for p in paths))
 
 
-def _config_dir(value: Any, base: Path) -> Path | None:
+def _config_dir(value: str, base: Path) -> Path | None:
     if not value:
         return None
     path = Path(value) if Path(value).is_absolute() else Path(base, value)
@@ -126,28 +128,28 @@ def _appium(given: Given) -> AppiumSettings:
     )
 
 
-def _remote(given: Given) -> dict[str, Any]:
+def _remote(given: Given) -> tuple[str | None, dict[str, str], Mapping[str, object]]:
     """``--trailblaze-cdp`` and the headers and options of a remote browser (``drivers.remote``)."""
     cdp = given.pick("cdp") or None
     if cdp and given.pick("connect"):
         raise ConfigurationError("--trailblaze-connect and --trailblaze-cdp exclude each other: use one")
     if cdp and given.pick("browser") != "chromium":
         raise ConfigurationError("--trailblaze-cdp attaches to Chromium only, not to --trailblaze-browser")
-    headers = given.cli("connect_header") or given.ini("connect_headers")
-    options = given.cli("connect_option") or given.ini("connect_options")
+    headers = given.many("connect_header") or given.lines("connect_headers")
+    options = given.many("connect_option") or given.lines("connect_options")
     known = remote.CDP_OPTIONS if cdp else remote.CONNECT_OPTIONS
-    return {
-        "cdp": cdp,
-        "connect_headers": remote.parse_headers(headers, "--trailblaze-connect-header"),
-        "connect_options": remote.parse_options(options, "--trailblaze-connect-option", known),
-    }
+    return (
+        cdp,
+        remote.parse_headers(headers, "--trailblaze-connect-header"),
+        remote.parse_options(options, "--trailblaze-connect-option", known),
+    )
 
 
 def read_evidence(given: Given, theirs: Mapping[str, str]) -> EvidenceSettings:
     """The command line over the ini file over ``theirs`` (pytest-playwright's ``--tracing`` /
     ``--video`` / ``--screenshot``, when it is active) over the defaults."""
     report = given.pick("report")
-    shot = given.pick("screenshot") or given.ini("screenshots")
+    shot = given.pick("screenshot") or given.text("screenshots")
     shot = shot or theirs.get("screenshot") or "only-on-failure"
     return EvidenceSettings(
         report=Path(given.base, report) if report else None,

@@ -6,10 +6,10 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from ..core.masking import Masker
 from ..evidence.html import render
+from ..evidence.record_format import TrailRecord
 from ..evidence.summary import RECORD_SHAPE, SUMMARY_SHAPE, outcome_counts, summary, write_json, write_text
 from .run_evidence import pixel_warning
 from .settings import EvidenceSettings
@@ -20,7 +20,7 @@ _SHOWN_KINDS = ("failure screenshot", "page source", "trace", "video")
 
 
 def write_run_files(
-    records: list[dict[str, Any]], evidence: EvidenceSettings, output: Path, masker: Masker, started: float
+    records: list[TrailRecord], evidence: EvidenceSettings, output: Path, masker: Masker, started: float
 ) -> dict[str, str]:
     """Write ``summary.json`` (when a trail ran) and the HTML report (when asked for); returns
     what was written, by kind, as the user sees its path."""
@@ -47,7 +47,7 @@ def write_run_files(
 
 
 def evidence_section(
-    records: list[dict[str, Any]], written: dict[str, str], evidence: EvidenceSettings, masker: Masker
+    records: list[TrailRecord], written: dict[str, str], evidence: EvidenceSettings, masker: Masker
 ) -> list[str]:
     """The lines of the run's evidence section: the files written, where each trail that did not
     pass (or kept a trace or video) left its evidence, and the notes of the trails and the run."""
@@ -58,7 +58,7 @@ def evidence_section(
     return lines + [f"note: {note}" for note in [*notes, *([warning] if warning else [])]]
 
 
-def _evidence_lines(record: dict[str, Any]) -> list[str]:
+def _evidence_lines(record: TrailRecord) -> list[str]:
     """Where a trail's evidence is: for a trail that did not pass, or that kept a trace or video."""
     shown = [a["path"] for a in record.get("artifacts", ()) if a["kind"] in _SHOWN_KINDS]
     failed = record["outcome"] in ("failed", "error")
@@ -68,7 +68,7 @@ def _evidence_lines(record: dict[str, Any]) -> list[str]:
     return [f"{record['outcome']} {record['name']}: {record['artifacts_dir']}/{listed}"]
 
 
-def _meta(records: list[dict[str, Any]], duration: float, started: float) -> str:
+def _meta(records: list[TrailRecord], duration: float, started: float) -> str:
     counts = ", ".join(f"{n} {outcome}" for outcome, n in outcome_counts(records).items())
     return f"{len(records)} trails ({counts or 'none ran'}) · {duration:.1f} s · started {_iso(started)}"
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ..agent import LlmSpec
+from ..core.jsondata import JsonValue
 from ..core.system.files import DEFAULT_MAX_BYTES
 from ..drivers.appium import AppiumSettings
 from ..drivers.browser import BrowserOptions
@@ -27,7 +27,8 @@ class Settings:
     browser: BrowserOptions
     memory: Mapping[str, str]
     secrets: Mapping[str, str] = field(repr=False)  # never in a repr: tracebacks show locals
-    args: Mapping[str, Any]
+    #: ``--trailblaze-arg`` values (text) over the ``--trailblaze-args-file`` ones (plain values).
+    args: Mapping[str, JsonValue]
     agent_steps: str
     default_platform: str
     agent_mode: str
@@ -45,7 +46,7 @@ class Settings:
     #: Folders ``file://`` URLs may open besides the trail's workspace and the rootdir.
     file_url_roots: tuple[Path, ...] = ()
 
-    def args_for(self, declared: Mapping[str, Any]) -> dict[str, Any]:
+    def args_for(self, declared: Mapping[str, object]) -> dict[str, JsonValue]:
         """The ``--trailblaze-arg`` / args-file values a trail declares (others belong to other trails)."""
         return {k: v for k, v in self.args.items() if k in declared}
 

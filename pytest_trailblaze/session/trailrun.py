@@ -11,11 +11,11 @@ import shutil
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from ..core.errors import AgentStepRequired, TrailblazeError, TrailheadError, first_line
 from ..core.masking import Masker
-from ..core.run.driver import FileConfinement, Hierarchy, Screenshots
+from ..core.run.driver import Driver, FileConfinement, Hierarchy, Screenshots
 from ..core.run.runner import ResolvedStep, StepFailureInfo, TrailRunner, plan_trail
 from ..core.tooling.context import DeviceInfo, ToolContext
 from ..core.tooling.memory import Memory
@@ -44,7 +44,7 @@ class TrailHooks(Protocol):
         """Whether anything takes agent steps (decided before the first step runs)."""
         ...
 
-    def agent_step(self, step: ResolvedStep, ctx: ToolContext) -> Any:
+    def agent_step(self, step: ResolvedStep, ctx: ToolContext) -> object:
         """Take an agent step: None declines it, anything else is the step done."""
         ...
 
@@ -90,7 +90,7 @@ class TrailRun:
     def __init__(
         self,
         item: ItemFacts,
-        driver: Any,
+        driver: Driver | None,
         device: DeviceInfo,
         registry: ToolRegistry,
         memory: Memory,

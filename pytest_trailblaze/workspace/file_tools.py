@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import cached_property
 from typing import Annotated, Any
 
@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, PlainValidator, ValidationError, Wit
 from pydantic_core import PydanticCustomError
 
 from ..core.errors import FatalToolError, Problem, ToolArgumentError, ToolError, ToolFailure
+from ..core.jsondata import JsonValue
 from ..core.system.pycall import CodeRoots, ImportFailure, locate, resolve_callable
 from ..core.tooling.composition import expand
 from ..core.tooling.context import ToolContext
@@ -29,7 +30,7 @@ from .model import ToolDef, Workspace
 from .schema import ParamDecl
 
 
-def finite_number(value: Any) -> int | float:
+def finite_number(value: object) -> int | float:
     """A ``number`` parameter: ints stay ints (3, not 3.0, when spliced into text), text from memory
     is read as a number, and NaN or infinity is refused (no JSON, no wait, no timeout means them)."""
     if isinstance(value, str):
@@ -50,11 +51,12 @@ def _float_or_none(text: str) -> float | None:
 
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
+#: A tool file's parameter types as pydantic field types (classes and Annotated forms alike).
 PARAM_TYPES: dict[str, Any] = {
     "string": str,
     "integer": int,
     "boolean": bool,
-    "number": Annotated[Any, PlainValidator(finite_number), WithJsonSchema({"type": "number"})],
+    "number": Annotated[object, PlainValidator(finite_number), WithJsonSchema({"type": "number"})],
     "array": list,
     "object": dict,
 }
@@ -120,7 +122,7 @@ def _build(definition: ToolDef, builtins: set[str], code: CodeRoots | None) -> T
     return None  # navigation metadata for a tool defined elsewhere
 
 
-def _class_tool(definition: ToolDef, target: Any) -> Tool:
+def _class_tool(definition: ToolDef, target: object) -> Tool:
     if isinstance(target, PythonTool):
         if target.name != definition.name:
             raise ImportFailure(
@@ -135,7 +137,7 @@ def _class_tool(definition: ToolDef, target: Any) -> Tool:
 
 def parameters_model(name: str, params: list[ParamDecl]) -> type[BaseModel]:
     """A pydantic model of declared parameters; omitted optional ones stay unset."""
-    fields: dict[str, Any] = {}
+    fields: dict[str, Any] = {}  # pydantic field definitions: (type, default)
     for p in params:
         kind = PARAM_TYPES[p.type]
         if p.is_required:
@@ -165,7 +167,7 @@ class _DefinedTool(Tool):
             **flags,
         )
 
-    def validate(self, args: Any) -> dict[str, Any]:
+    def validate(self, args: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
         """Typed parameter values; explicit nulls and omitted optional parameters are left out."""
         given = {k: v for k, v in dict(args).items() if v is not None}
         try:
@@ -191,10 +193,10 @@ class CompositeTool(_DefinedTool):
         return frozenset(p.name for p in self.params)
 
     @property
-    def parameter_defaults(self) -> dict[str, Any]:
+    def parameter_defaults(self) -> dict[str, JsonValue]:
         return {p.name: p.default for p in self.params if p.has_default}
 
-    def invoke(self, ctx: ToolContext, validated: dict[str, Any]) -> ToolResult:
+    def invoke(self, ctx: ToolContext, validated: dict[str, JsonValue]) -> ToolResult:
         calls = expand(self.calls, validated, self.parameter_names)
         for index, (name, args) in enumerate(calls, start=1):
             try:
@@ -221,10 +223,10 @@ class ScriptTool(_DefinedTool):
         locate(self.spec, definition.path.parent, code)  # a missing file is a load problem; nothing runs
 
     @cached_property
-    def function(self) -> Callable[..., Any]:
+    def function(self) -> Callable[..., object]:
         """The script, imported at the first call (collection and ``check`` never run its module)."""
         try:
-            function = resolve_callable(self.spec, self.definition.path.parent, self.code)
+            function: object = resolve_callable(self.spec, self.definition.path.parent, self.code)
         except ImportFailure as exc:
             raise ToolFailure(self._cannot_load(str(exc)), tool=self.name) from None
         if not callable(function):
@@ -237,12 +239,14 @@ class ScriptTool(_DefinedTool):
             f"  fix: check the module path (module:attribute or path/to/file.py:attribute)"
         )
 
-    def invoke(self, ctx: ToolContext, validated: dict[str, Any]) -> ToolResult:
+    def invoke(self, ctx: ToolContext, validated: dict[str, JsonValue]) -> ToolResult:
         return run_script(self.function, dict(validated), ctx, self.name)
 
 
 class UnavailableTool(_DefinedTool):
     """A declared tool with no implementation here: known, but every call says why it cannot run."""
+
+    unavailable: str
 
     def __init__(self, definition: ToolDef, reason: str) -> None:
         super().__init__(definition, source=f"yaml:{definition.path.name}")
@@ -250,8 +254,8 @@ class UnavailableTool(_DefinedTool):
             f"tool '{definition.name}' (declared at {definition.span}) is unavailable: {reason}"
         )
 
-    def validate(self, args: Any) -> dict[str, Any]:
+    def validate(self, args: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
         return dict(args)
 
-    def invoke(self, ctx: ToolContext, validated: dict[str, Any]) -> ToolResult:
+    def invoke(self, ctx: ToolContext, validated: dict[str, JsonValue]) -> ToolResult:
         raise ToolFailure(self.unavailable, tool=self.name)

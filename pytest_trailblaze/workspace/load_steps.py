@@ -4,7 +4,7 @@ keeping its problems (each with its ``file:line:col``) on the workspace being lo
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol, TypeVar
 
 from yaml.nodes import Node
 
@@ -25,6 +25,18 @@ class LoaderSettings(Protocol):
     strict: bool
     max_file_bytes: int
     warned: set[str]
+    #: The tools the plugin has built in (upstream tool files naming them are navigation metadata).
+    builtin_names: frozenset[str]
+
+
+class Declared(Protocol):
+    """A named definition of the workspace (a target, a tool): where it is written."""
+
+    @property
+    def span(self) -> SourceSpan: ...
+
+
+_Declared = TypeVar("_Declared", bound=Declared)
 
 
 class LoadSteps:
@@ -36,7 +48,7 @@ class LoadSteps:
     #: Every file and glob of the workspace stays inside this folder (links followed).
     root: Path
     code: CodeRoots
-    scripts: Any
+    scripts: CodeRoots
     config_node: tuple[Source, Node] | None
     #: Trailmaps added, for their TypeScript tools (read once the tool files are).
     added: list[tuple[TrailmapManifest, Node, Source, Path]]
@@ -54,7 +66,9 @@ class LoadSteps:
         severity = "warning" if warn else "error"
         self.ws.problems.append(Problem(span, what, why, fix, severity))
 
-    def add_unique(self, table: dict[str, Any], key: str, value: Any, what: str, fix: str) -> None:
+    def add_unique(
+        self, table: dict[str, _Declared], key: str, value: _Declared, what: str, fix: str
+    ) -> None:
         """Names are global within a workspace: a second definition is an error at its own line."""
         existing = table.get(key)
         if existing is not None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
+from pydantic import BaseModel
 from yaml.nodes import Node
 
 from ..core.errors import Problem, SourceSpan
@@ -20,9 +20,10 @@ from ..core.system.pycall import CodeRoots
 from ..core.trail.yamlsource import Source
 from .file_tools import build_tools
 from .load_steps import CONFIG_FILE, read_yaml
-from .model import Workspace
+from .model import ToolDef, Workspace
 from .schema import (
     LegacyTarget,
+    Strict,
     ToolsetConfig,
     TrailmapManifest,
     WorkspaceConfig,
@@ -177,7 +178,7 @@ class _Load(TrailmapSteps):
         self.keep(src)
 
 
-def load_file(path: Path, kind: str) -> tuple[Any, list[Problem]]:
+def load_file(path: Path, kind: str) -> tuple[BaseModel | ToolDef | None, list[Problem]]:
     """One workspace file on its own: ``trailmap``, ``toolset``, ``tool`` or ``target``."""
     src, node = read_yaml(path)
     if node is None:
@@ -186,11 +187,16 @@ def load_file(path: Path, kind: str) -> tuple[Any, list[Problem]]:
         return None, src.problems
     if kind == "tool":
         return read_tool_definition(src, node, path, None), src.problems
-    model = {"trailmap": TrailmapManifest, "toolset": ToolsetConfig, "target": LegacyTarget}[kind]
+    models: dict[str, type[Strict]] = {
+        "trailmap": TrailmapManifest,
+        "toolset": ToolsetConfig,
+        "target": LegacyTarget,
+    }
+    model = models[kind]
     return validate(src, node, model, path.name), src.problems
 
 
-def _llm_spans(src: Source, node: Node, llm: Any) -> dict[tuple[str, ...], SourceSpan]:
+def _llm_spans(src: Source, node: Node, llm: object) -> dict[tuple[str, ...], SourceSpan]:
     """Where ``llm: models:`` (each model under it too) and ``llm: defaults: model:`` are written.
 
     The loader does not judge them: what a model name or a model's facts may be is the agent's

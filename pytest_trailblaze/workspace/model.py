@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core.errors import Problem, SourceSpan
 from ..core.system.files import DEFAULT_MAX_BYTES
@@ -18,6 +18,9 @@ from ..core.trail.model import ToolCall, Trail
 from ..core.trail.yamlsource import did_you_mean
 from .framework import FRAMEWORK_DEFAULTS, FRAMEWORK_TOOLSETS
 from .schema import McpServerSpec, PlatformConfig, ToolFile, ToolsetConfig, WorkspaceConfig
+
+if TYPE_CHECKING:  # the typescript package reads these models: a loop at import time
+    from ..typescript.discovery import TsToolDef
 
 PLATFORM_KEY = {"android": "android", "ios": "ios", "web": "web", "desktop": "compose"}
 
@@ -98,7 +101,7 @@ class Workspace:
     #: and the trailmaps' TypeScript tools.
     tools: list[Tool] = field(default_factory=list)
     #: The trailmaps' TypeScript tools by name (``typescript.discovery.TsToolDef``).
-    ts_tools: dict[str, Any] = field(default_factory=dict)
+    ts_tools: dict[str, TsToolDef] = field(default_factory=dict)
     #: Tools a target lists that no file provides, by target id: (platform the list belongs to,
     #: or None for ``target.tools``; the problem). They fail that target's trails on that platform
     #: (wherever it can run) and ``trailblaze check``, not every trail of the workspace.

@@ -11,17 +11,29 @@ from __future__ import annotations
 import functools
 import types
 import typing
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal, TypeAlias, TypedDict, TypeGuard, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import ErrorDetails
 from yaml.nodes import MappingNode, Node, SequenceNode
 
 from ..core.docs import docs_page
+from ..core.jsondata import JsonObject, JsonValue
 from ..core.tooling.tooldef import bind_source_text
 from ..core.trail.yamlcore import YamlFloat, YamlInt, plain_values, source_text
 from ..core.trail.yamlsource import Source, did_you_mean
 
 PlatformKey = Literal["android", "ios", "web", "compose", "desktop"]
+#: Where a validation error points: field names and list indexes, from the file's root.
+Location: TypeAlias = Sequence[str | int]
+
+if TYPE_CHECKING:
+    #: A parameter's default: a plain YAML value. pydantic reads it unchecked (``object``), as it
+    #: cannot build a validator from the recursive ``JsonValue``; the values come from the node tree.
+    ParamDefault: TypeAlias = JsonValue
+else:
+    ParamDefault = object
 ParamType = Literal["string", "integer", "boolean", "number", "array", "object"]
 
 
@@ -70,7 +82,7 @@ class TargetConfig(Strict):
     tools: list[str] = []
     system_prompt_file: str | None = None
     icon: str | None = None
-    electron: dict[str, Any] | None = None
+    electron: dict[str, object] | None = None
     has_custom_ios_driver: bool = False
     mcp_servers: list[McpServerSpec] = []
 
@@ -90,8 +102,8 @@ class TrailmapManifest(Strict):
     exports: list[str] = []
     toolsets: list[str] = []
     trail_validation: TrailValidation | None = None
-    waypoints: list[Any] = []
-    trails: list[Any] = []
+    waypoints: list[object] = []
+    trails: list[object] = []
 
 
 class LegacyTarget(Strict):
@@ -102,9 +114,9 @@ class LegacyTarget(Strict):
     platforms: dict[PlatformKey, PlatformConfig | None] = {}
     has_custom_ios_driver: bool = False
     system_prompt: str | None = None
-    tools: list[Any] = []
+    tools: list[object] = []
     icon: str | None = None
-    electron: dict[str, Any] | None = None
+    electron: dict[str, object] | None = None
     mcp_servers: list[McpServerSpec] = []
 
 
@@ -126,7 +138,7 @@ class ParamDecl(Strict):
     type: ParamType = "string"
     required: bool | None = None
     description: str = ""
-    default: Any = None
+    default: ParamDefault = None
 
     @model_validator(mode="after")
     def _default_as_written(self) -> ParamDecl:
@@ -147,6 +159,17 @@ class ParamDecl(Strict):
         return self.required if self.required is not None else not self.has_default
 
 
+class ToolFlags(TypedDict):
+    """The descriptor fields a tool file sets, by the names ``tool()`` and ``ToolDescriptor`` take."""
+
+    surface_to_llm: bool
+    is_recordable: bool
+    requires_host: bool
+    is_verification: bool
+    platforms: frozenset[str]
+    drivers: frozenset[str]
+
+
 class ToolFile(Strict):
     """``*.tool.yaml``: ``class:``, ``tools:`` or ``script:`` (docs/guides/tools.md)."""
 
@@ -154,7 +177,7 @@ class ToolFile(Strict):
     description: str | None = None
     parameters: list[ParamDecl] | None = None
     class_: str | None = Field(default=None, alias="class")
-    tools: list[Any] | None = None
+    tools: list[object] | None = None
     script: str | None = None
     surface_to_llm: bool = True
     is_recordable: bool = True
@@ -162,10 +185,10 @@ class ToolFile(Strict):
     is_verification: bool = False
     platforms: list[str] | None = None
     drivers: list[str] | None = None
-    shortcut: dict[str, Any] | None = None
-    trailhead: dict[str, Any] | None = None
+    shortcut: dict[str, object] | None = None
+    trailhead: dict[str, object] | None = None
 
-    def flags(self) -> dict[str, Any]:
+    def flags(self) -> ToolFlags:
         """The descriptor fields the file sets, as ``tool()`` and ``ToolDescriptor`` take them."""
         return {
             "surface_to_llm": self.surface_to_llm,
@@ -184,7 +207,7 @@ class ToolFile(Strict):
 
 class WorkspaceDefaults(Strict):
     target: str | None = None
-    llm: Any = None
+    llm: object = None
     max_llm_calls: int | None = Field(default=None, alias="max-llm-calls")
 
 
@@ -193,10 +216,10 @@ class WorkspaceConfig(Strict):
 
     targets: list[str] = []
     defaults: WorkspaceDefaults = WorkspaceDefaults()
-    toolsets: list[Any] = []
-    tools: list[Any] = []
-    providers: Any = None
-    llm: Any = None
+    toolsets: list[object] = []
+    tools: list[object] = []
+    providers: object = None
+    llm: object = None
 
 
 #: Fields upstream removed; a clear message beats "unknown key".
@@ -220,7 +243,10 @@ MISPLACED_FIELDS: dict[type[BaseModel], dict[str, tuple[str, str]]] = {
 }
 
 
-def validate(src: Source, node: Node, model: type[Strict], what: str) -> Any:
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def validate(src: Source, node: Node, model: type[_Model], what: str) -> _Model | None:
     """Validate a node tree against ``model``; problems go to ``src``; None when invalid."""
     reported = _removed_fields(src, node, model)
     misplaced = MISPLACED_FIELDS.get(model, {})
@@ -242,7 +268,7 @@ def validate(src: Source, node: Node, model: type[Strict], what: str) -> Any:
 
 
 @functools.cache
-def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
+def _json_schema(model: type[BaseModel]) -> JsonObject:
     return model.model_json_schema(by_alias=True)
 
 
@@ -265,8 +291,9 @@ def _removed_fields(
 
 
 def _report(
-    src: Source, root: Node, model: type[Strict], what: str, error: Any, reported: set[tuple[str, ...]]
-) -> None:
+    src: Source, root: Node, model: type[BaseModel], what: str, error: ErrorDetails,
+    reported: set[tuple[str, ...]],
+) -> None:  # fmt: skip
     loc = [part for part in error["loc"] if not (isinstance(part, str) and part.startswith("function-"))]
     on_key = bool(loc) and loc[-1] == "[key]"  # a dict key that is not allowed (e.g. a platform)
     if on_key:
@@ -304,7 +331,7 @@ def _fix_for(kind: str) -> str:
     return f"see {docs_page('reference/schemas/')} for the expected shape"
 
 
-def node_at(root: Node, loc: list[Any]) -> tuple[Node, Node | None]:
+def node_at(root: Node, loc: Location) -> tuple[Node, Node | None]:
     """The deepest node along ``loc`` (and the key node of the last mapping step)."""
     node, key_node = root, None
     for part in loc:
@@ -320,13 +347,13 @@ def node_at(root: Node, loc: list[Any]) -> tuple[Node, Node | None]:
     return node, key_node
 
 
-def fields_at(model: type[BaseModel], loc: list[Any]) -> list[str]:
+def fields_at(model: type[BaseModel], loc: Location) -> list[str]:
     """Field names (by alias) of the model found by walking ``loc`` from ``model``.
 
     The walk follows field annotations through optional values, lists (index steps) and
     dicts (key steps), so ``target.platforms.web`` reaches ``PlatformConfig``.
     """
-    current: Any = model
+    current: object = model
     for part in loc:
         current = _step(current, part)
         if current is None:
@@ -337,7 +364,7 @@ def fields_at(model: type[BaseModel], loc: list[Any]) -> list[str]:
     return [f.alias or name for name, f in found.model_fields.items()]
 
 
-def _step(annotation: Any, part: Any) -> Any:
+def _step(annotation: object, part: str | int) -> object:
     """The annotation reached from ``annotation`` by one location step, or None."""
     origin = typing.get_origin(annotation)
     if origin in (typing.Union, types.UnionType):
@@ -356,11 +383,11 @@ def _step(annotation: Any, part: Any) -> Any:
     return None
 
 
-def _is_model(obj: Any) -> bool:
+def _is_model(obj: object) -> TypeGuard[type[BaseModel]]:
     return isinstance(obj, type) and issubclass(obj, BaseModel)
 
 
-def _inner_model(annotation: Any) -> Any:
+def _inner_model(annotation: object) -> type[BaseModel] | None:
     if _is_model(annotation):
         return annotation
     for arg in typing.get_args(annotation):

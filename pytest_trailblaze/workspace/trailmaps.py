@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from pathlib import Path
-from typing import Any
 
 from yaml.nodes import Node
 
@@ -16,7 +15,7 @@ from ..core.trail.yamlsource import Source, did_you_mean
 from .entries import EntrySteps
 from .load_steps import CONFIG_FILE, shown_path
 from .model import Target
-from .schema import LegacyTarget, TrailmapManifest, node_at, validate
+from .schema import LegacyTarget, McpServerSpec, TrailmapManifest, node_at, validate
 from .servers import outside_script
 
 FRAMEWORK_IDS = {"trailblaze", "web", "mobile", "android", "compose", "revyl"}
@@ -78,7 +77,7 @@ class TrailmapSteps(EntrySteps):
         src, node = self.read(path)
         manifest = validate(src, node, TrailmapManifest, "trailmap.yaml") if node is not None else None
         self.keep(src)
-        return (manifest, node, src) if manifest is not None else None
+        return (manifest, node, src) if manifest is not None and node is not None else None
 
     def add_trailmap(self, loaded: tuple[TrailmapManifest, Node, Source], path: Path) -> None:
         manifest, node, src = loaded
@@ -107,7 +106,7 @@ class TrailmapSteps(EntrySteps):
                     t.display_name,
                     path,
                     src.span(target_node),
-                    dict(t.platforms),
+                    {key: config for key, config in t.platforms.items()},
                     list(t.tools),
                     list(t.mcp_servers),
                     list(manifest.dependencies),
@@ -154,7 +153,7 @@ class TrailmapSteps(EntrySteps):
         src, node = self.read(path)
         legacy = validate(src, node, LegacyTarget, path.name) if node is not None else None
         self.keep(src)
-        if legacy is None:
+        if legacy is None or node is None:
             return
         display = legacy.display_name or legacy.id
         self.check_mcp_scripts(legacy.mcp_servers, path, src, node_at(node, ["mcp_servers"])[0])
@@ -164,14 +163,16 @@ class TrailmapSteps(EntrySteps):
                 display,
                 path,
                 src.span(node),
-                dict(legacy.platforms),
+                {key: config for key, config in legacy.platforms.items()},
                 [t for t in legacy.tools if isinstance(t, str)],
                 list(legacy.mcp_servers),
                 script_roots=self.scripts,
             )
         )
 
-    def check_mcp_scripts(self, servers: list[Any], declared_in: Path, src: Source, listed: Node) -> None:
+    def check_mcp_scripts(
+        self, servers: list[McpServerSpec], declared_in: Path, src: Source, listed: Node
+    ) -> None:
         """``script:`` paths resolve against the declaring file's folder; one that leaves the
         workspace root (symlinks followed) or is missing is an error at its line, found without
         running anything."""
