@@ -10,11 +10,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..core.run.runner import ResolvedStep
-from ..core.tooling.registry import ToolLogEntry
 from ..core.trail.model import Step, Trail
+
+if TYPE_CHECKING:  # annotations only: an xdist controller reads records without the runner
+    from ..core.run.runner import ResolvedStep
+    from ..core.tooling.registry import ToolLogEntry
 
 #: Step outcomes: ``passed`` / ``failed`` / ``interrupted`` once run, ``not run`` otherwise.
 NOT_RUN = "not run"
