@@ -13,7 +13,7 @@ from ..core.run.runner import ResolvedStep
 from ..core.tooling.context import ToolContext
 from ..session.settings import Settings
 from ..session.trailrun import RunSetup, TrailSkipped
-from .agent import AGENT_KEY
+from .agent_settings import AGENT_KEY
 from .evidence_options import evidence_of
 from .output_masking import masker_of
 

@@ -34,7 +34,6 @@ import pytest
 
 from ..drivers.browser import BrowserOptions
 from ..drivers.loopstate import ForeignLoop
-from ..session.driver_choice import merged
 
 #: pytest-playwright's plugin name (its ``pytest11`` entry point).
 PLUGIN = "playwright"
@@ -59,6 +58,8 @@ def browser_options(request: pytest.FixtureRequest, options: BrowserOptions) -> 
         return options
     browsers = config.getoption("browser", default=None) or []
     launch_args = request.getfixturevalue("browser_type_launch_args")
+    from ..session.driver_choice import merged  # a session's module: the evidence options are read without it
+
     return merged(options, browsers[0] if browsers else None, launch_args or {})
 
 
