@@ -53,13 +53,13 @@ def active(config: pytest.Config) -> bool:
 
 def browser_options(request: pytest.FixtureRequest, options: BrowserOptions) -> BrowserOptions:
     """``options`` with pytest-playwright's browser and launch settings where ours say nothing."""
+    from ..session.driver_choice import merged  # a session's module: the evidence options are read without it
+
     config = request.config
     if not active(config):
         return options
     browsers = config.getoption("browser", default=None) or []
     launch_args = request.getfixturevalue("browser_type_launch_args")
-    from ..session.driver_choice import merged  # a session's module: the evidence options are read without it
-
     return merged(options, browsers[0] if browsers else None, launch_args or {})
 
 
