@@ -1,32 +1,71 @@
 """pytest-trailblaze: run Trailblaze UI trails as pytest tests.
 
 The public API for authors of tools, drivers and agents. Everything else is internal.
+
+The names load on first use (PEP 562): pytest imports this package for the plugin in every
+process, the xdist controller too, which runs no tool and should not pay for pydantic and the
+tool machinery before its workers start.
 """
 
 from __future__ import annotations
 
-from .core.errors import (
-    AgentStepRequired,
-    ConfigurationError,
-    DriverError,
-    FatalToolError,
-    RegistryError,
-    StepFailure,
-    ToolArgumentError,
-    ToolError,
-    ToolFailure,
-    ToolServerError,
-    TrailblazeError,
-    TrailheadError,
-    TrailLoadError,
-    UnknownToolError,
-    UnsupportedToolError,
-)
-from .core.tooling.context import DeviceInfo, ToolContext
-from .core.tooling.memory import Memory
-from .core.tooling.tooldef import Tool, ToolDescriptor, ToolResult, tool
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .core.errors import (
+        AgentStepRequired,
+        ConfigurationError,
+        DriverError,
+        FatalToolError,
+        RegistryError,
+        StepFailure,
+        ToolArgumentError,
+        ToolError,
+        ToolFailure,
+        ToolServerError,
+        TrailblazeError,
+        TrailheadError,
+        TrailLoadError,
+        UnknownToolError,
+        UnsupportedToolError,
+    )
+    from .core.tooling.context import DeviceInfo, ToolContext
+    from .core.tooling.memory import Memory
+    from .core.tooling.tooldef import Tool, ToolDescriptor, ToolResult, tool
 
 __version__ = "0.1.0"
+
+#: Each public name and the module it lives in.
+_HOMES = {
+    **dict.fromkeys(
+        (
+            "AgentStepRequired",
+            "ConfigurationError",
+            "DriverError",
+            "FatalToolError",
+            "RegistryError",
+            "StepFailure",
+            "ToolArgumentError",
+            "ToolError",
+            "ToolFailure",
+            "ToolServerError",
+            "TrailblazeError",
+            "TrailheadError",
+            "TrailLoadError",
+            "UnknownToolError",
+            "UnsupportedToolError",
+        ),
+        ".core.errors",
+    ),
+    "DeviceInfo": ".core.tooling.context",
+    "ToolContext": ".core.tooling.context",
+    "Memory": ".core.tooling.memory",
+    "Tool": ".core.tooling.tooldef",
+    "ToolDescriptor": ".core.tooling.tooldef",
+    "ToolResult": ".core.tooling.tooldef",
+    "tool": ".core.tooling.tooldef",
+}
 
 __all__ = [
     "AgentStepRequired",
@@ -53,3 +92,17 @@ __all__ = [
     "__version__",
     "tool",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Import a public name's module on first use, then keep the name here (later reads are plain)."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

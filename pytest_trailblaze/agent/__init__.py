@@ -4,13 +4,41 @@ It talks to the rest of the plugin only through the session's tool registry, the
 snapshot methods and the runner's agent callback. Provider SDKs (``openai``, ``anthropic``,
 ``google-genai``: the ``agent-*`` extras) are imported by the provider adapters on the first
 request, never at collection.
+
+The names load on first use (PEP 562): reading the agent's options (``spec``) must not import the
+loop and the runner under it, which a pytest-xdist controller never runs.
 """
 
 from __future__ import annotations
 
-from .loop import AgentCall, AgentLoop, StepRun
-from .spec import EXTRA_HINT, LlmSpec, parse_model, require_sdk
-from .wire import Provider
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .loop import AgentCall, AgentLoop, StepRun
+    from .spec import EXTRA_HINT, LlmSpec, parse_model, require_sdk
+    from .wire import Provider
+
+_HOMES = {
+    "AgentCall": ".loop",
+    "AgentLoop": ".loop",
+    "StepRun": ".loop",
+    "EXTRA_HINT": ".spec",
+    "LlmSpec": ".spec",
+    "parse_model": ".spec",
+    "require_sdk": ".spec",
+    "Provider": ".wire",
+}
+
+
+def __getattr__(name: str) -> object:
+    """Import a name's module on first use, then keep the name here."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value
+    return value
 
 
 def make_provider(spec: LlmSpec) -> Provider:

@@ -28,7 +28,6 @@ from ..core.jsondata import JsonValue, SelectorSpec
 from ..core.masking import Masker
 from ..core.screen import node_selectors
 from ..core.screen.hierarchy import Node, is_text_field, parse_hierarchy
-from ..core.tooling.context import DeviceInfo
 from .appium_commands import DeviceCommands
 from .appium_recording import ScreenRecording
 from .appium_server import LocalAppiumServer
@@ -38,6 +37,8 @@ from .profiles import DeviceProfile, shown_capabilities, shown_url, split_creden
 if TYPE_CHECKING:
     from appium.webdriver.webdriver import WebDriver as AppiumSession
     from selenium.webdriver.remote.webelement import WebElement
+
+    from ..core.tooling.context import DeviceInfo
 
 T = TypeVar("T")
 POLL_S = 0.25
@@ -213,6 +214,8 @@ class MobileDriver(DeviceCommands, ScreenRecording):
         return cached
 
     def _measure(self) -> DeviceInfo:
+        from ..core.tooling.context import DeviceInfo  # a session's module (the settings are read without it)
+
         width, height = self.screen_size()
         caps = dict(getattr(self.session, "capabilities", {}) or {})
         density = None

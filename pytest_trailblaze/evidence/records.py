@@ -11,12 +11,15 @@ import copy
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..core.jsondata import JsonValue
-from ..core.run.runner import ResolvedStep
-from ..core.tooling.registry import ToolLogEntry
 from ..core.trail.model import Step, Trail
 from .record_format import CallDict, StepDict
+
+if TYPE_CHECKING:  # annotations only: an xdist controller reads records without the runner
+    from ..core.run.runner import ResolvedStep
+    from ..core.tooling.registry import ToolLogEntry
 
 #: Step outcomes: ``passed`` / ``failed`` / ``interrupted`` once run, ``not run`` otherwise.
 NOT_RUN = "not run"

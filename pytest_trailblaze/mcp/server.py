@@ -26,6 +26,8 @@ from ..core.tooling.context import ToolContext
 from ..core.tooling.tooldef import ToolResult
 from .callbacks import Finished, serve
 from .launch import LaunchSpec
+from .timeouts import DEFAULT_CALL_S, DEFAULT_HANDSHAKE_S
+from .timeouts import handshake_timeout_default as handshake_timeout_default  # read here by the commands
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Coroutine
@@ -36,17 +38,9 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-DEFAULT_HANDSHAKE_S = 60.0
-DEFAULT_CALL_S = 60.0
 #: How much of a non-JSON-RPC stdout line a start-up error quotes.
 JUNK_QUOTE = 200
 _session_numbers = itertools.count(1)
-
-
-def handshake_timeout_default() -> float:
-    """60 s, or ``TRAILBLAZE_MCP_SUBPROCESS_HANDSHAKE_TIMEOUT_MS`` as upstream reads it."""
-    raw = os.environ.get("TRAILBLAZE_MCP_SUBPROCESS_HANDSHAKE_TIMEOUT_MS", "")
-    return int(raw) / 1000 if raw.strip().isdigit() else DEFAULT_HANDSHAKE_S
 
 
 def new_session_id(worker: str = "main") -> str:

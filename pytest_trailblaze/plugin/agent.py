@@ -1,8 +1,9 @@
-"""The built-in LLM agent in pytest: its options, the agent-step hooks, recording write-back.
+"""The built-in LLM agent in pytest: the agent-step hooks, recording write-back.
 
 The agent itself (``session.agent_steps``) takes steps without a recording for the device when a
 model is set (``session.agent_options``); ``--trailblaze-save-recordings`` writes what it did into
-the trail files after a trail passed. Usage and cost are reported by ``agent_reports``.
+the trail files after a trail passed. Its options are read by ``agent_settings``; usage and
+cost are reported by ``agent_reports``.
 """
 
 from __future__ import annotations
@@ -14,12 +15,11 @@ import pytest
 
 from ..agent import StepRun
 from ..agent.agent_tools import TOOLS
-from ..session.agent_options import AGENT_OPTIONS, read_agent, workspace_model
+from ..session.agent_options import workspace_model
 from ..session.agent_steps import AgentSteps
 from ..session.agent_writeback import save_agent_recordings
-from ..session.settings import AgentSettings
-from .agent_reports import JUDGE_KEY, REPORTS_PLUGIN, RUNS_KEY, AgentReports
-from .options import as_usage_error, declare, given
+from .agent_reports import JUDGE_KEY, RUNS_KEY
+from .agent_settings import AGENT_KEY
 
 if TYPE_CHECKING:
     from ..core.run.runner import ResolvedStep
@@ -28,17 +28,7 @@ if TYPE_CHECKING:
     from ..session.trailrun import TrailRun
     from .collection import TrailItem
 
-AGENT_KEY = pytest.StashKey["AgentSettings"]()
 AGENT_PLUGIN = "trailblaze-llm-agent"
-
-
-def add_options(parser: pytest.Parser) -> None:
-    declare(parser, AGENT_OPTIONS)
-
-
-def resolve(config: pytest.Config) -> AgentSettings:
-    """Read the agent options once; a bad value is a usage error naming the option."""
-    return as_usage_error(lambda: read_agent(given(config)))
 
 
 class BuiltinAgent(AgentSteps):
@@ -66,11 +56,7 @@ class BuiltinAgent(AgentSteps):
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    settings = resolve(config)
-    config.stash[AGENT_KEY] = settings
-    if config.pluginmanager.get_plugin(REPORTS_PLUGIN) is None:
-        config.pluginmanager.register(AgentReports(), REPORTS_PLUGIN)
-    if settings.spec is not None:
+    if config.stash[AGENT_KEY].spec is not None:  # read by agent_settings, registered before this
         _register_agent(config)
 
 

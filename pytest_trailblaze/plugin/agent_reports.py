@@ -7,15 +7,18 @@ controller too.
 from __future__ import annotations
 
 from collections.abc import Generator
+from typing import TYPE_CHECKING
 
 import pytest
 
-from ..agent.judgement import Judge
-from ..agent.loop import StepRun
 from ..session.agent_usage import PROPERTIES, Totals, trail_properties
 
-RUNS_KEY = pytest.StashKey[list[StepRun]]()
-JUDGE_KEY = pytest.StashKey[Judge]()
+if TYPE_CHECKING:  # an xdist controller totals reports and never imports the agent's loop
+    from ..agent.judgement import Judge
+    from ..agent.loop import StepRun
+
+RUNS_KEY: pytest.StashKey[list[StepRun]] = pytest.StashKey()
+JUDGE_KEY: pytest.StashKey[Judge] = pytest.StashKey()
 REPORTS_PLUGIN = "trailblaze-agent-reports"
 
 

@@ -20,7 +20,6 @@ import pytest
 from ..core.trail.model import Trail
 from ..drivers.profiles import DeviceProfile
 from ..session.settings import Settings
-from ..session.trail_items import device_skip_reason, pool_groups
 from .options import SETTINGS_KEY
 
 if TYPE_CHECKING:  # collection marks its items here: a loop at import time
@@ -36,6 +35,8 @@ _WORKER_INPUT = "trailblaze_leases"
 
 def mark_device(item: TrailItem, trail: Trail, settings: Settings) -> None:
     """The device's marker, and a ``config.skip`` keyed by the device's classifier."""
+    from ..session.trail_items import device_skip_reason  # where items are made: not on a controller
+
     profile = settings.appium.profiles.get(item.device or "")
     if profile is None:
         return
@@ -77,6 +78,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Under ``--dist loadgroup``, one ``xdist_group`` per pool device, items dealt round-robin."""
     if not config.getoption("loadgroup", False):  # set by xdist on its workers for --dist loadgroup
         return
+    from ..session.trail_items import pool_groups
+
     group_of = pool_groups(config.stash[SETTINGS_KEY].appium.profiles)
     for item in items:
         free = item.get_closest_marker("xdist_group") is None

@@ -13,7 +13,7 @@ from ..core.run.runner import ResolvedStep
 from ..core.tooling.context import ToolContext
 from ..session.settings import Settings
 from ..session.trailrun import RunSetup, TrailSkipped
-from .agent import AGENT_KEY
+from .agent_settings import AGENT_KEY
 
 if TYPE_CHECKING:  # collection runs its items through these: a loop at import time
     from .collection import TrailItem

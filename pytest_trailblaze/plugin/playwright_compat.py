@@ -34,7 +34,6 @@ import pytest
 from ..core.jsondata import JsonValue
 from ..drivers.browser import BrowserOptions
 from ..drivers.loopstate import ForeignLoop
-from ..session.driver_choice import merged
 
 #: pytest-playwright's plugin name (its ``pytest11`` entry point).
 PLUGIN = "playwright"
@@ -54,6 +53,8 @@ def active(config: pytest.Config) -> bool:
 
 def browser_options(request: pytest.FixtureRequest, options: BrowserOptions) -> BrowserOptions:
     """``options`` with pytest-playwright's browser and launch settings where ours say nothing."""
+    from ..session.driver_choice import merged  # a session's module: the evidence options are read without it
+
     config = request.config
     if not active(config):
         return options

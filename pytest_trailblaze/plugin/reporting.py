@@ -8,8 +8,6 @@ import pytest
 
 from ..core.errors import TrailblazeError
 from ..session.run_options import unknown_args
-from .collection import DECLARED_ARGS_KEY, PIN_NOTES_KEY, TrailFile, TrailItem
-from .failures import report_location
 from .options import SETTINGS_KEY
 from .output_masking import mask_report, mask_streams, release_terminal
 
@@ -23,6 +21,9 @@ def pytest_runtest_makereport(
 
     The outermost wrapper, so the report it masks is the one every reader gets.
     """
+    from .collection import TrailItem  # the modules of the processes that run items, not a controller's
+    from .failures import report_location
+
     report = yield
     excinfo = call.excinfo
     if (
@@ -43,6 +44,8 @@ def pytest_make_collect_report(
     collector: pytest.Collector,
 ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
     """Collection errors quote trail text, which may hold a secret read from the environment."""
+    from .collection import TrailFile
+
     report = yield
     return mask_report(collector.config, report, trail_text=isinstance(collector, TrailFile))
 
@@ -64,6 +67,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config) -> None:
     """A ``--trailblaze-arg`` that no collected trail declares is a usage error, before anything runs."""
+    from .collection import DECLARED_ARGS_KEY
+
     problem = unknown_args(config.stash[SETTINGS_KEY].args, config.stash.get(DECLARED_ARGS_KEY, set()))
     if problem:
         raise pytest.UsageError(problem)
@@ -71,6 +76,8 @@ def pytest_collection_modifyitems(config: pytest.Config) -> None:
 
 def pytest_report_collectionfinish(config: pytest.Config) -> list[str]:
     """One line per upstream driver pin this plugin replaces with its own driver."""
+    from .collection import PIN_NOTES_KEY
+
     notes = config.stash.get(PIN_NOTES_KEY, {})
     return [
         f"trailblaze: driver pin {pin} ({len(ids)} item{'s' if len(ids) != 1 else ''}) "

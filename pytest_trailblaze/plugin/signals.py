@@ -37,7 +37,6 @@ from typing import TypeAlias
 import pytest
 
 from ..compat import xdist_worker_pids
-from .collection import TrailItem
 
 REDELIVER_S = 1.0
 #: What ``signal.signal`` takes and gives back: a function, SIG_DFL / SIG_IGN, or None (not set from Python).
@@ -98,6 +97,8 @@ class Interrupts:
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:
         """Around every item (outermost): an interrupt must come out of it, whatever swallowed it."""
+        from .collection import TrailItem  # items run where they are collected, never on a controller
+
         if isinstance(item, TrailItem):
             self.install(signal.SIGINT, over=signal.default_int_handler)
         self.in_item = True

@@ -11,16 +11,19 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ..agent import EXTRA_HINT, LlmSpec, parse_model, require_sdk
 from ..agent.models import facts_for
 from ..agent.spec import DEFAULT_MAX_CALLS, DEFAULT_TIMEOUT_S, base_url_for
 from ..core.errors import ConfigurationError
 from ..core.jsondata import JsonObject
-from ..workspace.model import Workspace
 from .option_table import IniSpec, IniType, OptionSpec
 from .option_values import Given
 from .settings import AgentSettings
+
+if TYPE_CHECKING:  # an annotation: an xdist controller reads the agent's options without the loader
+    from ..workspace.model import Workspace
 
 
 def _agent(name: str, ini_type: IniType | None = None, **cli: object) -> OptionSpec:

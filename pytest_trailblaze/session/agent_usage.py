@@ -10,11 +10,14 @@ gathered from reports (on the xdist controller too).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..agent.judgement import Judge
-from ..agent.loop import StepRun
 from ..agent.wire import Usage
-from ..core.run.runner import TrailRunner
+
+if TYPE_CHECKING:  # annotations only: totals are read on an xdist controller too
+    from ..agent.judgement import Judge
+    from ..agent.loop import StepRun
+    from ..core.run.runner import TrailRunner
 
 USAGE_KEYS = ("llm_calls", "llm_input_tokens", "llm_cached_input_tokens", "llm_output_tokens")
 #: The properties ``trail_properties`` sets (a rerun replaces them).

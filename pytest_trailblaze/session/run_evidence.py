@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.masking import MASK, Masker
 from ..core.run.driver import Screenshots
@@ -18,7 +19,9 @@ from ..evidence.records import StepRecord, StepRecorder
 from ..evidence.summary import RECORD_FORMAT, RECORD_NAME, RECORD_SHAPE, list_artifacts, write_json
 from .artifacts import display_path
 from .settings import EvidenceSettings
-from .trail_items import ItemFacts
+
+if TYPE_CHECKING:  # an annotation: the run's summary is written on an xdist controller too
+    from .trail_items import ItemFacts
 
 
 @dataclass

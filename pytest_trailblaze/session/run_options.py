@@ -16,7 +16,7 @@ from ..drivers import remote
 from ..drivers.appium import AppiumSettings
 from ..drivers.appium_server import APPIUM_LOG_LEVELS
 from ..drivers.browser import BrowserOptions
-from ..mcp.server import DEFAULT_CALL_S, handshake_timeout_default
+from ..mcp.timeouts import DEFAULT_CALL_S, handshake_timeout_default
 from .option_table import RECORDING, SCREENSHOT, SCREENSHOT_ALIASES
 from .option_values import (
     Given,

@@ -6,12 +6,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..agent import LlmSpec
 from ..core.jsondata import JsonValue
 from ..core.system.files import DEFAULT_MAX_BYTES
-from ..drivers.appium import AppiumSettings
-from ..drivers.browser import BrowserOptions
+
+if TYPE_CHECKING:  # annotations only: an xdist controller reads settings without the drivers
+    from ..agent import LlmSpec
+    from ..drivers.appium import AppiumSettings
+    from ..drivers.browser import BrowserOptions
 
 
 @dataclass(frozen=True)

@@ -102,3 +102,90 @@ def test_outcomes_are_identical_with_two_workers(pytester: pytest.Pytester, tb) 
     assert failing, xml
     assert '<property name="failing_step" value="step 1 of 1: Compare" />' in failing.group(0)
     assert '<property name="trail_id" value="x/failing" />' in failing.group(0)
+
+
+#: A conftest that writes, per process, which modules of the plugin (and pydantic) it imported.
+MODULE_RECORDER = """
+import json, pathlib, sys
+
+def pytest_sessionfinish(session):
+    who = getattr(session.config, "workerinput", {}).get("workerid", "controller")
+    loaded = sorted(m for m in sys.modules if m.startswith(("pytest_trailblaze", "pydantic")))
+    pathlib.Path(str(session.config.rootpath), f"modules-{who}.json").write_text(json.dumps(loaded))
+"""
+
+#: What only collects and runs trails: the xdist controller hands the items over and reads reports.
+WORKER_SIDE = (
+    "pydantic",
+    "pytest_trailblaze.plugin.collection",
+    "pytest_trailblaze.plugin.fixtures",
+    "pytest_trailblaze.plugin.evidence",
+    "pytest_trailblaze.plugin.trace_video",
+    "pytest_trailblaze.plugin.agent",
+    "pytest_trailblaze.core.run.runner",
+    "pytest_trailblaze.core.tooling.registry",
+    "pytest_trailblaze.agent.loop",
+    "pytest_trailblaze.workspace",
+    "pytest_trailblaze.mcp.server",
+    "pytest_trailblaze.drivers.playwright",
+    "pytest_trailblaze.tools",
+)
+
+
+def only_ours(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> tuple[str, ...]:
+    """This plugin and xdist only, as a project installing just these two: the development venv's
+    other plugins (pytest-playwright, allure...) import what they import."""
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    return ("-p", "pytest_trailblaze.plugin", "-p", "xdist.plugin", "-p", "no:cacheprovider")
+
+
+def test_the_controller_imports_only_what_reads_reports(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tb
+) -> None:
+    """Its start-up comes before any worker starts: it declares every option, reads the settings
+    (a bad value stops the run there, once), masks and totals reports, and imports nothing that
+    collects or runs trails."""
+    pytester.makeconftest(MODULE_RECORDER)
+    for name in ("counter", "noop"):
+        tb.write(pytester.path, f"trails/{name}.trail.yaml", TRAILS[name])
+    result = pytester.runpytest_subprocess(*only_ours(pytester, monkeypatch), tb.APP_MEMORY, "-n", "2")
+
+    result.assert_outcomes(passed=2)
+    controller = set(json.loads((pytester.path / "modules-controller.json").read_text(encoding="utf-8")))
+    found = pytester.path.glob("modules-gw*.json")
+    workers = [json.loads(path.read_text(encoding="utf-8")) for path in found]
+    assert "pytest_trailblaze.plugin.options" in controller
+    assert sorted(controller.intersection(WORKER_SIDE)) == []
+    assert len(workers) == 2
+    collecting = {"pydantic", "pytest_trailblaze.plugin.collection", "pytest_trailblaze.plugin.fixtures"}
+    for worker in workers:  # every worker collects every trail
+        assert collecting <= set(worker)
+
+
+def test_a_bad_option_stops_the_controller_before_any_worker_starts(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tb
+) -> None:
+    tb.write(pytester.path, "trails/noop.trail.yaml", TRAILS["noop"])
+    result = pytester.runpytest_subprocess(
+        *only_ours(pytester, monkeypatch), "-n", "2", "--trailblaze-browser-launch-timeout=soon"
+    )
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.stderr.str().count("--trailblaze-browser-launch-timeout") == 1, result.stderr.str()
+    assert "gw0" not in result.stdout.str() + result.stderr.str()
+
+
+def test_listing_fixtures_or_items_with_workers_still_collects_here(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tb
+) -> None:
+    """``--fixtures`` and ``--collect-only`` collect in the process that was started, ``-n`` or not."""
+    tb.write(pytester.path, "trails/noop.trail.yaml", TRAILS["noop"])
+    ours = only_ours(pytester, monkeypatch)
+
+    fixtures = pytester.runpytest_subprocess(*ours, "-n", "2", "--fixtures")
+    listed = pytester.runpytest_subprocess(*ours, "-n", "2", "--collect-only", "-q")
+
+    assert fixtures.ret == 0
+    assert "trailblaze_run" in fixtures.stdout.str()
+    assert listed.ret == 0
+    assert "trails/noop.trail.yaml::noop[web]" in listed.stdout.str()
