@@ -19,29 +19,25 @@ filter: results, containers, attachments and globals are masked on their way to 
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Generator, Mapping
-from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol
 
 import allure
-import allure_commons
-import attr
 import pytest
-from allure_commons.logger import AllureFileLogger
 from allure_commons.types import AttachmentType
 
 from ..compat import front_allure_file_writers
 from ..core.masking import Masker
 from ..core.run.runner import ResolvedStep
+from ..evidence.allure_files import MaskedAllureFiles, readable, shown, step_title
 from .collection import TrailItem
 from .evidence import item_artifacts
 from .output_masking import masker_of
 
 if TYPE_CHECKING:
-    from allure_commons.model2 import Globals, TestResult, TestResultContainer
+    pass
 
 _TYPES = {f".{kind.extension}": kind for kind in AttachmentType}
 _TYPES[".jpeg"] = AttachmentType.JPG
@@ -162,80 +158,8 @@ def describe(item: TrailItem) -> None:
     allure.dynamic.description(f"{config.description.strip()}\n\n{where}" if config.description else where)
 
 
-def step_title(step: ResolvedStep) -> str:
-    kind = "verify: " if step.step.kind == "verify" else ""
-    return f"{step.short_label}: {kind}{' '.join(step.step.text.split())}"
-
-
-def readable(error: BaseException | None) -> BaseException | None:
-    """Failed assertions of ours show as ``AssertionError: message``, not by their class's path."""
-    if isinstance(error, AssertionError) and type(error) is not AssertionError:
-        return AssertionError(str(error))
-    return error
-
-
-def shown(value: object) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-
-
 # -- the masking door in front of Allure's result files -------------------------------------------
 def mask_result_files(config: pytest.Config, masker: Masker) -> None:
     """Put a masking front before every Allure file writer, and take it away at the end."""
     undo = front_allure_file_writers(lambda writer: MaskedAllureFiles(writer, masker))
     config.add_cleanup(undo)  # before allure-pytest's own clean-up
-
-
-class MaskedAllureFiles:
-    """Allure's file writer behind the run's masking filter (see the module docstring)."""
-
-    def __init__(self, writer: AllureFileLogger, masker: Masker) -> None:
-        self.writer = writer
-        self.masker = masker
-
-    @allure_commons.hookimpl
-    def report_result(self, result: TestResult) -> None:
-        self.writer.report_result(mask_model(result, self.masker))
-
-    @allure_commons.hookimpl
-    def report_container(self, container: TestResultContainer) -> None:
-        self.writer.report_container(mask_model(container, self.masker))
-
-    @allure_commons.hookimpl
-    def report_globals(self, globals_item: Globals) -> None:
-        self.writer.report_globals(mask_model(globals_item, self.masker))
-
-    @allure_commons.hookimpl
-    def report_attached_data(self, body: str | bytes, file_name: str) -> None:
-        masked = self.masker.text(body) if isinstance(body, str) else mask_bytes(body, self.masker)
-        self.writer.report_attached_data(masked, file_name)
-
-    @allure_commons.hookimpl
-    def report_attached_file(self, source: str, file_name: str) -> None:
-        data = Path(source).read_bytes()
-        masked = mask_bytes(data, self.masker)
-        if masked == data:
-            self.writer.report_attached_file(source, file_name)
-        else:
-            self.writer.report_attached_data(masked, file_name)
-
-
-def mask_model(value: object, masker: Masker) -> object:
-    """An Allure model (attrs classes) with every string in it masked, in place."""
-    kind = type(value)
-    if attr.has(kind):
-        for field in attr.fields(kind):
-            setattr(value, field.name, mask_model(getattr(value, field.name), masker))
-        return value
-    if isinstance(value, str):
-        return masker.text(value)
-    if isinstance(value, list):
-        return [mask_model(v, masker) for v in value]
-    if isinstance(value, dict):
-        return {mask_model(k, masker): mask_model(v, masker) for k, v in value.items()}
-    return value
-
-
-def mask_bytes(data: bytes, masker: Masker) -> bytes:
-    """Bytes with every UTF-8 occurrence of a secret masked; other bytes pass unchanged."""
-    text = data.decode("utf-8", "surrogateescape")
-    return masker.text(text).encode("utf-8", "surrogateescape") if masker.holds(text) else data

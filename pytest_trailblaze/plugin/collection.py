@@ -17,6 +17,7 @@ import pytest
 
 from ..core.errors import Problem, StepFailure, TrailblazeError, TrailLoadError
 from ..core.masking import visible
+from ..core.run.step_failures import failing_line, step_assertion
 from ..core.tooling.staticcheck import path_problem
 from ..core.trail.devices import NATIVE_DRIVERS
 from ..core.trail.legacy import BLAZE, DEFINITION
@@ -42,7 +43,7 @@ from ..session.trailrun import TrailRun
 from ..session.workspaces import load_workspace, workspace_loader
 from ..workspace import Target, Workspace, WorkspaceLoader, find_config_dir, trail_target
 from .device_matrix import mark_device
-from .failures import failing_line, failure_repr, step_assertion
+from .failures import failure_repr
 from .item_runs import skips_as_pytest
 from .options import SETTINGS_KEY
 from .output_masking import masker_of

@@ -10,11 +10,12 @@ from pytest_trailblaze import tool
 from pytest_trailblaze.core.errors import AgentFailure, AgentStepRequired, ToolFailure, TrailheadError
 from pytest_trailblaze.core.masking import Masker
 from pytest_trailblaze.core.run.runner import ResolvedStep, StepFailureInfo, TrailRunner, plan_trail
+from pytest_trailblaze.core.run.step_failures import headline, step_assertion, trail_error
 from pytest_trailblaze.core.tooling.context import DeviceInfo, ToolContext
 from pytest_trailblaze.core.tooling.memory import Memory
 from pytest_trailblaze.core.tooling.registry import ToolRegistry
 from pytest_trailblaze.core.trail.parse import parse_trail
-from pytest_trailblaze.plugin.failures import failure_repr, headline, step_assertion, trail_error
+from pytest_trailblaze.plugin.failures import failure_repr
 
 
 class Stop(BaseException):
