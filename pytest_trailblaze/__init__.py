@@ -9,8 +9,9 @@ tool machinery before its workers start.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from .core.lazy import lazy_names
 
 if TYPE_CHECKING:
     from .core.errors import (
@@ -94,14 +95,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    """Import a public name's module on first use, then keep the name here (later reads are plain)."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _HOMES, globals())
 
 
 def __dir__() -> list[str]:

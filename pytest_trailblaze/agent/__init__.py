@@ -11,8 +11,9 @@ loop and the runner under it, which a pytest-xdist controller never runs.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from ..core.lazy import lazy_names
 
 if TYPE_CHECKING:
     from .loop import AgentCall, AgentLoop, StepRun
@@ -31,14 +32,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> object:
-    """Import a name's module on first use, then keep the name here."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _HOMES, globals())
 
 
 def make_provider(spec: LlmSpec) -> Provider:
