@@ -94,3 +94,18 @@ def test_an_arg_no_trail_declares_is_named_with_the_declared_ones() -> None:
     assert problem == (
         "unknown trail arg(s) usr: no collected trail declares them in config.args (declared: pin, user)"
     )
+
+
+@pytest.mark.parametrize("ci", ["true", "1"])
+def test_on_ci_the_timeouts_are_longer_and_navigations_get_twice_the_web_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ci: str
+) -> None:
+    """Shared CI runners are slower: 45 s for actions by default, and navigations twice that."""
+    monkeypatch.setenv("CI", ci)
+    browser = read_settings(given(tmp_path)).browser
+    assert (browser.action_timeout_ms, browser.navigation_timeout_ms) == (45_000, 90_000)
+    browser = read_settings(given(tmp_path, {"web_timeout": "3000"})).browser
+    assert (browser.action_timeout_ms, browser.navigation_timeout_ms) == (3_000, 6_000)
+    monkeypatch.setenv("CI", "false")
+    browser = read_settings(given(tmp_path, {"web_timeout": "3000"})).browser
+    assert (browser.action_timeout_ms, browser.navigation_timeout_ms) == (3_000, 3_000)
