@@ -8,11 +8,11 @@ SDKs; trails run on real headless Chromium against the sample app opened from di
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Iterator
 from html import unescape
 
 import pytest
+from junit_props import props
 from llm_server import ScriptedModel, call, done, serve
 
 PARTLY_STALE = """\
@@ -43,14 +43,6 @@ MOVES = {"Add two to the counter": [call("web_click", ref="{ref:Increment}"), do
 def model() -> Iterator[ScriptedModel]:
     with serve(MOVES) as scripted:
         yield scripted
-
-
-def props(pytester: pytest.Pytester) -> dict[str, dict[str, str]]:
-    text = (pytester.path / "report.xml").read_text(encoding="utf-8")
-    cases = {}
-    for name, body in re.findall(r'<testcase [^>]*name="([^"]+)"[^>]*>(.*?)</testcase>', text, re.S):
-        cases[name] = dict(re.findall(r'<property name="([^"]+)" value="([^"]*)"', body))
-    return cases
 
 
 def test_a_partly_stale_recording_heals_keeps_what_worked_and_replays_without_a_model(

@@ -7,10 +7,10 @@ SDKs; trails run on real headless Chromium against the sample app opened from di
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 import pytest
+from junit_props import props
 from llm_server import ScriptedModel, call, done, serve
 
 JOURNEY = """\
@@ -50,14 +50,6 @@ def pytest_trailblaze_before_tool(name, args, context):
 def model() -> Iterator[ScriptedModel]:
     with serve(MOVES) as scripted:
         yield scripted
-
-
-def props(pytester: pytest.Pytester) -> dict[str, dict[str, str]]:
-    text = (pytester.path / "report.xml").read_text(encoding="utf-8")
-    cases = {}
-    for name, body in re.findall(r'<testcase [^>]*name="([^"]+)"[^>]*>(.*?)</testcase>', text, re.S):
-        cases[name] = dict(re.findall(r'<property name="([^"]+)" value="([^"]*)"', body))
-    return cases
 
 
 def test_anthropic_end_to_end_with_context_hooks_and_an_unrecordable_step(

@@ -7,11 +7,11 @@ SDKs; trails run on real headless Chromium against the sample app opened from di
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from junit_props import props
 from llm_server import ScriptedModel, call, done, first, give_up, http, serve
 
 NL_ONLY = """\
@@ -71,14 +71,6 @@ def model() -> Iterator[ScriptedModel]:
 
 def llm(model: ScriptedModel, *extra: str) -> list[str]:
     return ["--trailblaze-llm=openai/scripted-1", f"--trailblaze-llm-base-url={model.openai_url}", *extra]
-
-
-def props(pytester: pytest.Pytester, xml: str = "report.xml") -> dict[str, dict[str, str]]:
-    text = (pytester.path / xml).read_text(encoding="utf-8")
-    cases = {}
-    for name, body in re.findall(r'<testcase [^>]*name="([^"]+)"[^>]*>(.*?)</testcase>', text, re.S):
-        cases[name] = dict(re.findall(r'<property name="([^"]+)" value="([^"]*)"', body))
-    return cases
 
 
 def test_an_nl_only_trail_is_recorded_then_replays_without_the_model(pytester: pytest.Pytester, tb) -> None:

@@ -9,11 +9,11 @@ are reported, pictures go only to models that take them, and no secret reaches a
 from __future__ import annotations
 
 import base64
-import re
 from collections.abc import Iterator
 from html import unescape
 
 import pytest
+from junit_props import props
 from llm_server import ScriptedModel, call, done, serve, signature
 
 from pytest_trailblaze.core.masking import written_forms
@@ -45,14 +45,6 @@ MOVES = {
 def model() -> Iterator[ScriptedModel]:
     with serve(MOVES) as scripted:
         yield scripted
-
-
-def props(pytester: pytest.Pytester) -> dict[str, dict[str, str]]:
-    text = (pytester.path / "report.xml").read_text(encoding="utf-8")
-    cases = {}
-    for name, body in re.findall(r'<testcase [^>]*name="([^"]+)"[^>]*>(.*?)</testcase>', text, re.S):
-        cases[name] = dict(re.findall(r'<property name="([^"]+)" value="([^"]*)"', body))
-    return cases
 
 
 def options(model: ScriptedModel, provider: str, name: str = "scripted-1") -> list[str]:
