@@ -7,7 +7,8 @@
 with a thought signature the client must send back); the official SDKs talk to it unmodified
 through their base URL. Answers come from a script keyed by a piece of the step's objective line
 (``Objective (step 1 of 2): ...``): the n-th answer for a conversation is the script's n-th move,
-n being how many assistant turns the request already holds, so the server keeps no state between
+n being how many assistant turns the request already holds (with those the agent says it left
+out to fit the model's context), so the server keeps no state between
 requests and serves xdist workers in parallel (a script entry may also map platforms to moves:
 ``{"web": [...], "android": [...]}``). A move's ``{ref:TEXT}`` placeholder becomes the ref of the
 first screen line containing TEXT (``[ref=e7]`` on web, ``[y1234]`` on mobile), read from the
@@ -93,6 +94,10 @@ class ScriptedModel:
     port: int = 0
     used: set[int] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: A context window as a local server has one (OpenAI wire): a request counts a token per
+    #: four bytes of its body, reported as its usage; one past the window is refused as
+    #: llama-cpp-python and vLLM refuse it. None: no window, and 100 tokens a request.
+    context_tokens: int | None = None
 
     @property
     def openai_url(self) -> str:
@@ -129,10 +134,21 @@ class ScriptedModel:
         user = [t for t in turns if t.get("role") == "user"]
         objective = _objective(_first_text(user[0], wire) if user else "")
         position = sum(1 for t in turns if t.get("role") in ("assistant", "model"))
+        # calls the agent left out of the history to fit the model's context still count
+        opening = _first_text(user[0], wire) if user else ""
+        left_out = re.search(r"\((\d+) earlier calls? of this step left out", opening)
+        position += int(left_out.group(1)) if left_out else 0
         moves = next((m for key, m in self.script.items() if key in objective), None)
         if isinstance(moves, dict):  # moves per platform, read from the system prompt
             platform = re.search(r"on an? (\w+) device", _system(request, wire))
             moves = moves.get(platform.group(1) if platform else "", None)
+        tokens = len(body) // 4
+        if self.context_tokens is not None and tokens > self.context_tokens:
+            return 400, _error(wire, 400, (
+                f"This model's maximum context length is {self.context_tokens} tokens. However, you "
+                f"requested {tokens + 1024} tokens ({tokens} in the messages, 1024 in the completion). "
+                "Please reduce the length of the messages or completion."
+            ))  # fmt: skip
         if moves is None or position >= len(moves):
             return 400, _error(wire, 400, f"no scripted move {position} for {objective[:80]!r}")
         move = moves[position]
@@ -151,7 +167,10 @@ class ScriptedModel:
         screen = _last_screen(turns)
         reply = {"anthropic": _anthropic_reply, "gemini": _gemini_reply, "openai": _openai_reply}[wire]
         model = request.get("model") or path.rsplit("/", 1)[-1].split(":")[0]
-        return 200, reply(_resolved(move, screen), position, model)
+        answer = reply(_resolved(move, screen), position, model)
+        if self.context_tokens is not None and wire == "openai":
+            answer["usage"].update(prompt_tokens=tokens, prompt_tokens_details={"cached_tokens": 0})
+        return 200, answer
 
 
 def _error(wire: str, status: int, message: str) -> dict[str, Any]:

@@ -46,7 +46,7 @@ def build_request(conversation: Conversation, model: str) -> JsonObject:
         tools[-1]["cache_control"] = CACHE
     return {
         "model": model,
-        "max_tokens": MAX_TOKENS,
+        "max_tokens": min(MAX_TOKENS, conversation.max_answer_tokens or MAX_TOKENS),
         "system": [{"type": "text", "text": conversation.system, "cache_control": CACHE}],
         "messages": messages,
         "tools": list[JsonValue](tools),

@@ -48,7 +48,7 @@ def build_request(conversation: Conversation, model: str) -> dict[str, object]:
         "tools": [{"function_declarations": declarations}],
         "tool_config": {"function_calling_config": {"mode": mode}},
         "automatic_function_calling": {"disable": True},
-        "max_output_tokens": MAX_OUTPUT_TOKENS,
+        "max_output_tokens": min(MAX_OUTPUT_TOKENS, conversation.max_answer_tokens or MAX_OUTPUT_TOKENS),
     }
     return {"model": model, "contents": contents, "config": config}
 

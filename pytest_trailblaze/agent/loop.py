@@ -28,6 +28,7 @@ from ..core.screen import aria
 from ..core.tooling.context import ToolContext
 from ..core.tooling.memory import Memory
 from ..core.trail.yamlsource import did_you_mean
+from .context_window import ContextWindow
 from .durable_selectors import web_node_selector
 from .models import Price
 from .prompt import OBJECTIVE_TOOL, PreviousStep, menu, objective_text, reminder, single_claim, system_prompt
@@ -96,6 +97,8 @@ class AgentLoop:
     #: The endpoint honours a forced tool call; otherwise the model is asked in words.
     forced_tools: bool = False
     repeats: RepeatGuard = field(default_factory=RepeatGuard)
+    #: The model's context, shared by the steps of a session (``context_window``).
+    window: ContextWindow = field(default_factory=ContextWindow)
 
     def run(self, step: ResolvedStep, ctx: ToolContext, previous: PreviousStep | None = None) -> StepRun:
         run = StepRun(step, self.provider.name, healed=step.healing is not None)
@@ -191,15 +194,45 @@ class AgentLoop:
         data, media_type = image if image is not None else (None, "image/png")
         return text, data, media_type
 
-    def _ask(self, conversation: Conversation, run: StepRun) -> Reply:
-        try:
-            reply = self.provider.complete(conversation)
-        except ProviderError as exc:
+    def _ask(self, whole: Conversation, run: StepRun) -> Reply:
+        """The model's reply to the conversation as it fits the model's context.
+
+        A refusal for length that names the server's limit is learned from: the conversation is
+        fitted to it and sent once more, when it then fits (else the refusal is the cause).
+        """
+        conversation = self._fitted(whole)
+        retried = False
+        while True:
+            try:
+                reply = self.provider.complete(conversation)
+            except ProviderError as exc:
+                run.llm_calls += 1
+                if not retried and run.llm_calls < self.max_calls:
+                    smaller = self._refitted(whole, conversation, exc.cause)
+                    if smaller is not None:
+                        conversation, retried = smaller, True
+                        continue
+                raise self._failure(run, exc.cause) from None
             run.llm_calls += 1
-            raise self._failure(run, exc.cause) from None
-        run.llm_calls += 1
-        run.usage = run.usage + reply.usage
-        return reply
+            run.usage = run.usage + reply.usage
+            self.window.observe(conversation, reply.usage.input_tokens)
+            return reply
+
+    def _fitted(self, whole: Conversation) -> Conversation:
+        fitted = self.window.fit(whole)
+        if self.window.tokens is None:
+            return fitted
+        return replace(fitted, max_answer_tokens=self.window.answer_cap(fitted))
+
+    def _refitted(self, whole: Conversation, sent: Conversation, cause: str) -> Conversation | None:
+        """The conversation fitted to the limit a refusal for length names, when it then fits."""
+        if not self.window.learn_refusal(cause, sent):
+            return None
+        smaller = self._fitted(whole)
+        budget = self.window.prompt_budget()
+        if budget is None or self.window.estimate(smaller) > budget:
+            return None
+        return smaller
 
     def _dispatch(
         self, name: str, args: JsonObject, ctx: ToolContext, run: StepRun

@@ -49,13 +49,17 @@ class ModelFacts:
     #: True when the endpoint honours a forced tool call (``tool_choice: required`` / ``any``).
     forced_tools: bool = False
     price: Price | None = None
+    #: Tokens the model's context holds, where a workspace says (``context_window``); a server's
+    #: refusal for length teaches it otherwise.
+    context_tokens: int | None = None
 
     def merged(self, override: Mapping[str, object], where: str) -> ModelFacts:
-        """These facts with a ``trailblaze.yaml`` entry's ``vision``, ``tool_choice`` and ``price``."""
-        unknown = set(override) - {"vision", "tool_choice", "price"}
+        """These facts with a ``trailblaze.yaml`` entry's ``vision``, ``tool_choice``, ``price``
+        and ``context``."""
+        unknown = set(override) - set(FACT_KEYS)
         if unknown:
             raise ConfigurationError(
-                f"{where}: unknown key {sorted(unknown)[0]!r}; accepted: vision, tool_choice, price"
+                f"{where}: unknown key {sorted(unknown)[0]!r}; accepted: {', '.join(FACT_KEYS)}"
             )
         facts = self
         if "vision" in override:
@@ -67,7 +71,24 @@ class ModelFacts:
             facts = replace(facts, forced_tools=choice == "required")
         if "price" in override:
             facts = replace(facts, price=price_of(override["price"], f"{where}.price"))
+        if "context" in override:
+            facts = replace(facts, context_tokens=_context(override["context"], f"{where}.context"))
         return facts
+
+
+#: The keys of an ``llm: models:`` entry.
+FACT_KEYS = ("vision", "tool_choice", "price", "context")
+#: Fewer tokens than this cannot hold a step's system prompt and tools.
+MIN_CONTEXT = 1024
+
+
+def _context(value: object, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < MIN_CONTEXT:
+        raise ConfigurationError(
+            f"{where}: expected the model's context in tokens, a whole number of at least "
+            f"{MIN_CONTEXT} (as the server was started with, e.g. 8192), got {value!r}"
+        )
+    return value
 
 
 def _flag(value: object, where: str) -> bool:
@@ -176,7 +197,7 @@ def facts_for(
         if entry is None:
             continue
         if not isinstance(entry, Mapping):
-            raise ConfigurationError(f"{where}.{key}: expected a mapping (vision, tool_choice, price)")
+            raise ConfigurationError(f"{where}.{key}: expected a mapping ({', '.join(FACT_KEYS)})")
         return facts.merged(entry, f"{where}.{key}")
     return facts
 
@@ -184,10 +205,10 @@ def facts_for(
 def check_overrides(overrides: object, where: str) -> tuple[str, str] | None:
     """The first problem of an ``llm: models:`` mapping as (model key, message), or None."""
     if not isinstance(overrides, Mapping):
-        return "", f"{where}: expected a mapping of model name to vision, tool_choice and price"
+        return "", f"{where}: expected a mapping of model name to {', '.join(FACT_KEYS)}"
     for key, entry in overrides.items():
         if not isinstance(entry, Mapping):
-            return str(key), f"{where}.{key}: expected a mapping (vision, tool_choice, price)"
+            return str(key), f"{where}.{key}: expected a mapping ({', '.join(FACT_KEYS)})"
         try:
             ModelFacts().merged(entry, f"{where}.{key}")
         except ConfigurationError as exc:

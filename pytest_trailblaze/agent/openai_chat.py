@@ -100,6 +100,8 @@ class OpenAIChat(SdkProvider):
 
     def build_request(self, conversation: Conversation, model: str) -> JsonObject:
         cap = COMPATIBLE_MAX_TOKENS if self.spec.base_url and self.spec.provider == "openai" else None
+        if cap is not None and conversation.max_answer_tokens is not None:
+            cap = min(cap, conversation.max_answer_tokens)
         return build_request(conversation, model, max_tokens=cap)
 
     def send(self, client: Any, request: Mapping[str, object]) -> object:

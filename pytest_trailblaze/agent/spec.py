@@ -58,6 +58,8 @@ class LlmSpec:
     forced_tools: bool = False
     #: Dollars per million tokens, when known (JUnit ``llm_cost_usd``, the run's totals).
     price: Price | None = None
+    #: Tokens the model's context holds, where ``llm: models:`` says (else learned, or unknown).
+    context_tokens: int | None = None
 
     @property
     def name(self) -> str:

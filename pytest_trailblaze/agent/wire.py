@@ -96,6 +96,8 @@ class Conversation:
     known to honour it (others answer such requests with an error, or ignore them).
     ``cache_until`` is how many turns form a stable prefix worth caching (the history before
     the current screen); providers with explicit cache breakpoints mark it.
+    ``max_answer_tokens`` is the room the model's context leaves for the answer, when the
+    context is known (``context_window``); adapters that cap the answer send the smaller of the two.
     """
 
     system: str
@@ -103,6 +105,7 @@ class Conversation:
     turns: list[Turn] = field(default_factory=list)
     require_tool: bool = True
     cache_until: int = 0
+    max_answer_tokens: int | None = None
 
 
 class ProviderError(Exception):

@@ -139,6 +139,7 @@ def spec_of(settings: AgentSettings, model: str, where: str, workspace: Workspac
         screenshots=shots,
         forced_tools=facts.forced_tools,
         price=facts.price,
+        context_tokens=facts.context_tokens,
     )
 
 

@@ -8,6 +8,7 @@ a step's ``maxRetries: N`` gives it N more attempts. The pytest plugin calls it 
 from __future__ import annotations
 
 from ..agent import AgentLoop, LlmSpec, Provider, StepRun, make_provider, require_sdk
+from ..agent.context_window import ContextWindow
 from ..agent.judgement import Judge
 from ..agent.prompt import previous_step
 from ..agent.spec import DEFAULT_MAX_CALLS
@@ -26,6 +27,8 @@ class AgentSteps:
     def __init__(self, settings: AgentSettings) -> None:
         self.settings = settings
         self._providers: dict[LlmSpec, Provider] = {}
+        #: One context window per model: what one step learns of it, the next starts from.
+        self._windows: dict[LlmSpec, ContextWindow] = {}
         self._specs: dict[int, LlmSpec | None] = {}
 
     def spec_for(self, workspace: Workspace | None, *, installed: bool = True) -> LlmSpec | None:
@@ -77,7 +80,10 @@ class AgentSteps:
         """Do ``step`` with the model of ``spec``; every attempt's run is added to ``runs``."""
         calls = self.settings.max_calls or workspace_max_calls(workspace) or DEFAULT_MAX_CALLS
         context_text = trail.config.context
-        loop = AgentLoop(self.provider(spec), calls, spec.screenshots, context_text, spec.forced_tools)
+        window = self._windows.setdefault(spec, ContextWindow(spec.context_tokens))
+        loop = AgentLoop(
+            self.provider(spec), calls, spec.screenshots, context_text, spec.forced_tools, window=window
+        )
         previous = previous_step(trail, step, runs)
         attempts = (step.step.max_retries or 0) + 1  # `maxRetries: N` gives the agent N more attempts
         for attempt in range(1, attempts + 1):

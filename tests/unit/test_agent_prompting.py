@@ -198,6 +198,11 @@ def test_what_the_table_knows_and_what_a_workspace_overrides() -> None:
     overrides = {"openai/qwen2.5:7b": {"vision": True, "price": {"input": 0.1, "output": 0.2}}}
     mine = facts_for("openai", "qwen2.5:7b", hosted=False, overrides=overrides, where="llm.models")
     assert mine.vision and mine.price == Price(0.1, 0.2) and not mine.forced_tools
+    assert mine.context_tokens is None
+    sized = facts_for(
+        "openai", "qwen2.5:7b", hosted=False, overrides={"qwen2.5:7b": {"context": 8192}}, where="llm.models"
+    )
+    assert sized.context_tokens == 8192 and not sized.vision
 
 
 @pytest.mark.parametrize(
@@ -207,7 +212,11 @@ def test_what_the_table_knows_and_what_a_workspace_overrides() -> None:
         ({"tool_choice": "any"}, "llm.models.m.tool_choice: expected auto or required, got 'any'"),
         ({"price": {"input": 1}}, "llm.models.m.price: needs both input and output"),
         ({"price": {"input": 1, "output": float("nan")}}, "llm.models.m.price.output: expected dollars"),
-        ({"prize": 1}, "llm.models.m: unknown key 'prize'; accepted: vision, tool_choice, price"),
+        ({"prize": 1}, "llm.models.m: unknown key 'prize'; accepted: vision, tool_choice, price, context"),
+        ({"context": "8k"}, "llm.models.m.context: expected the model's context in tokens"),
+        ({"context": 512}, "llm.models.m.context: expected the model's context in tokens, a whole number of"),
+        ({"context": True}, "llm.models.m.context: expected the model's context in tokens"),
+        ({"context": 4096.5}, "llm.models.m.context: expected the model's context in tokens"),
     ],
 )
 def test_a_bad_override_says_what_and_where(entry: dict, message: str) -> None:

@@ -1,0 +1,247 @@
+"""Keeping a step's conversation inside the model's context window.
+
+Hosted models hold far more than a step needs. A small local model does not: SmolLM2-135M on
+llama.cpp with 4,096 tokens spends about 3,400 of them on the system prompt, the tools and one
+web screen, so after a call or two the next request no longer fits and the server refuses it.
+
+The window is known when ``llm: models: <model>: context:`` declares it, or learned from the
+first refusal for length (servers name their limit in the error: OpenAI, vLLM and llama-cpp-python
+as "maximum context length is N tokens", llama.cpp's own server, Anthropic, Gemini and LM Studio
+in words of their own). Tokens are estimated from characters, at a rate read from the usage each
+reply reports for the request it answered, so no tokenizer is needed and the estimate follows
+the model's own.
+
+When a request would not fit, ``fit`` makes room in this order, stopping as soon as it fits:
+the prose of earlier replies and the long results of earlier calls are cut; then the oldest
+calls leave the history (the objective turn says how many and which, so the model knows they
+were made); then the latest reply's prose and result are cut too, then the long values in the
+calls' arguments (the tools ran with them whole: this is the model's memory of them); last, the
+current screen is cut at the end. The objective and the latest call always stay. What cannot be made to fit is
+sent as it is, and the server's refusal reaches the step's failure in its own words.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, replace
+
+from .wire import Conversation, Turn
+
+#: Characters per token before a reply's usage or a refusal's count says better. A guess: English
+#: prose and the tools' JSON run near four for the usual tokenizers. Too low a guess would cut the
+#: first request for nothing; too high, and the server's refusal names the count to learn from.
+DEFAULT_CHARS_PER_TOKEN = 4.0
+#: Tokens always left for the model's answer: a tool call with a short reason.
+MIN_ANSWER_TOKENS = 256
+#: Kept free besides, for what the estimate misses (the chat template's own tokens).
+MARGIN = 0.04
+#: An earlier call's result, cut to this many characters when room is needed.
+CUT_RESULT_CHARS = 240
+#: A call's string argument, cut to this many characters when nothing else makes room.
+CUT_ARGUMENT_CHARS = 120
+
+_REFUSALS = (
+    # OpenAI, vLLM, llama-cpp-python: "...maximum context length is 4096 tokens. However, you
+    # requested 5121 tokens (4097 in the messages, 1024 in the completion)..."
+    re.compile(
+        r"maximum context length is (?P<limit>\d+) tokens(?:.*?\((?P<sent>\d+) in the messages)?", re.S
+    ),
+    # llama.cpp's server: "request (5121 tokens) exceeds the available context size (4096 tokens)"
+    re.compile(r"\((?P<sent>\d+) tokens\) exceeds the available context size \((?P<limit>\d+) tokens\)"),
+    # Anthropic: "prompt is too long: 210000 tokens > 200000 maximum"
+    re.compile(r"prompt is too long: (?P<sent>\d+) tokens > (?P<limit>\d+) maximum"),
+    # Gemini: "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576)"
+    re.compile(
+        r"input token count \((?P<sent>\d+)\) exceeds the maximum number of tokens allowed "
+        r"\((?P<limit>\d+)\)"
+    ),
+    # LM Studio: "...the model is loaded with context length of only 4096 tokens..."
+    re.compile(r"context length of only (?P<limit>\d+) tokens"),
+)
+
+
+def size_of(conversation: Conversation) -> int:
+    """Characters of everything the request says (pictures aside): the measure tokens are
+    estimated from, the same on both sides of the rate."""
+    chars = len(conversation.system)
+    for tool in conversation.tools:
+        chars += len(tool.name) + len(tool.description) + len(json.dumps(tool.parameters, default=str))
+    for turn in conversation.turns:
+        chars += len(turn.text) + 8
+        if turn.call is not None:
+            chars += len(turn.call.name) + len(turn.call.arguments) + len(turn.call.id)
+    return chars
+
+
+@dataclass
+class ContextWindow:
+    """The model's context in tokens (None while unknown) and the characters a token stands for.
+
+    One window serves every step of a session with that model, so what one step learns (the
+    rate, a limit from a refusal) the next step starts from.
+    """
+
+    tokens: int | None = None
+    chars_per_token: float = DEFAULT_CHARS_PER_TOKEN
+
+    def estimate(self, conversation: Conversation) -> int:
+        """Tokens the conversation's text is likely to take."""
+        return math.ceil(size_of(conversation) / self.chars_per_token)
+
+    def observe(self, conversation: Conversation, input_tokens: int) -> None:
+        """Take the rate from a reply's usage for the request it answered (text-only requests:
+        a picture's tokens do not scale with characters)."""
+        if input_tokens > 0 and not any(t.image is not None for t in conversation.turns):
+            self.chars_per_token = max(size_of(conversation) / input_tokens, 0.5)
+
+    def learn_refusal(self, cause: str, conversation: Conversation) -> bool:
+        """True when ``cause`` refuses the request for its length and names the limit (now known);
+        the tokens the server counted, where it says them, set the rate too."""
+        for pattern in _REFUSALS:
+            found = pattern.search(cause)
+            if found is None:
+                continue
+            self.tokens = int(found["limit"])
+            sent = found.groupdict().get("sent")
+            if sent and not any(t.image is not None for t in conversation.turns):
+                self.chars_per_token = max(size_of(conversation) / int(sent), 0.5)
+            return True
+        return False
+
+    def prompt_budget(self) -> int | None:
+        """Tokens the request itself may take, the answer's share and a margin kept free."""
+        if self.tokens is None:
+            return None
+        return int(self.tokens * (1 - MARGIN)) - MIN_ANSWER_TOKENS
+
+    def answer_cap(self, conversation: Conversation) -> int | None:
+        """Tokens the answer may take beside the request (at least the minimum); None while the
+        window is unknown. Providers send the smaller of this and their own cap."""
+        if self.tokens is None:
+            return None
+        room = int(self.tokens * (1 - MARGIN)) - self.estimate(conversation)
+        return max(MIN_ANSWER_TOKENS, room)
+
+    def fit(self, conversation: Conversation) -> Conversation:
+        """The conversation, made to fit the window where it does not (see the module's words).
+
+        ``conversation.turns`` is the objective turn, the exchanges of calls made so far (an
+        assistant turn and what answered it) and the current screen, last.
+        """
+        budget = self.prompt_budget()
+        if budget is None or self.estimate(conversation) <= budget or len(conversation.turns) < 2:
+            return conversation
+        objective, *middle, screen = conversation.turns
+        last = _last_exchange(middle)
+        middle = [*(_trimmed(t) for t in middle[:last]), *middle[last:]]
+        fitted = _rebuilt(conversation, objective, middle, screen, [])
+        left_out: list[Turn] = []
+        while self.estimate(fitted) > budget and last > 0:
+            cut = _first_exchange_end(middle)
+            left_out += middle[:cut]
+            middle, last = middle[cut:], last - cut
+            fitted = _rebuilt(conversation, objective, middle, screen, left_out)
+        if self.estimate(fitted) > budget:
+            middle = [_trimmed(t) for t in middle]
+            fitted = _rebuilt(conversation, objective, middle, screen, left_out)
+        if self.estimate(fitted) > budget:
+            middle = [_short_arguments(t) for t in middle]
+            fitted = _rebuilt(conversation, objective, middle, screen, left_out)
+        excess = self.estimate(fitted) - budget
+        if excess > 0:
+            keep = len(screen.text) - math.ceil(excess * self.chars_per_token) - len(_cut_note(99_999))
+            shown = _cut_screen(screen.text, keep)
+            fitted = _rebuilt(conversation, objective, middle, replace(screen, text=shown), left_out)
+        return fitted
+
+
+def is_length_refusal(cause: str) -> bool:
+    """True when a server's error text refuses a request for its length and names its limit."""
+    return any(pattern.search(cause) for pattern in _REFUSALS)
+
+
+def _last_exchange(middle: list[Turn]) -> int:
+    """Where the latest exchange (its assistant turn) starts in the history; 0 when none."""
+    for index in range(len(middle) - 1, -1, -1):
+        if middle[index].role == "assistant":
+            return index
+    return 0
+
+
+def _first_exchange_end(middle: list[Turn]) -> int:
+    """How many turns the oldest exchange takes: its assistant turn and what answered it."""
+    end = 1
+    while end < len(middle) and middle[end].role != "assistant":
+        end += 1
+    return end
+
+
+def _trimmed(turn: Turn) -> Turn:
+    """An earlier turn without its prose (assistant) or with its result cut (the call stays)."""
+    if turn.role == "assistant":
+        return replace(turn, text="")
+    if len(turn.text) > CUT_RESULT_CHARS:
+        cut = len(turn.text) - CUT_RESULT_CHARS
+        return replace(turn, text=f"{turn.text[:CUT_RESULT_CHARS]}... ({cut} characters left out)")
+    return turn
+
+
+def _short_arguments(turn: Turn) -> Turn:
+    """A turn whose call's long string arguments are cut (the call and its other values stay)."""
+    if turn.call is None:
+        return turn
+    try:
+        args = json.loads(turn.call.arguments)
+    except ValueError:
+        return replace(turn, call=replace(turn.call, arguments=_cut_text(turn.call.arguments)))
+    if not isinstance(args, dict):
+        return turn
+    short = {k: _cut_text(v) if isinstance(v, str) else v for k, v in args.items()}
+    return replace(turn, call=replace(turn.call, arguments=json.dumps(short, ensure_ascii=False)))
+
+
+def _cut_text(text: str) -> str:
+    if len(text) <= CUT_ARGUMENT_CHARS:
+        return text
+    return f"{text[:CUT_ARGUMENT_CHARS]}... ({len(text) - CUT_ARGUMENT_CHARS} characters left out)"
+
+
+def _rebuilt(
+    conversation: Conversation, objective: Turn, middle: list[Turn], screen: Turn, left_out: list[Turn]
+) -> Conversation:
+    if left_out:
+        objective = replace(objective, text=f"{objective.text}\n{left_out_note(left_out)}")
+    turns = [objective, *middle, screen]
+    return replace(conversation, turns=turns, cache_until=min(conversation.cache_until, len(turns) - 1))
+
+
+def left_out_note(left_out: list[Turn]) -> str:
+    """What the objective turn says of the calls that left the history: how many, and each one's
+    tool and whether it worked."""
+    made = [t for t in left_out if t.role == "assistant"]
+    results = {t.call.id: t.text for t in left_out if t.role == "result" and t.call is not None}
+    said = []
+    for turn in made:
+        name = turn.call.name if turn.call is not None else "(no tool)"
+        answer = results.get(turn.call.id, "") if turn.call is not None else "error"
+        said.append(f"{name} {'ok' if answer.startswith('ok') else 'error'}")
+    count = len(made)
+    return (
+        f"({count} earlier call{'s' if count != 1 else ''} of this step left out to fit the model's "
+        f"context, in order: {', '.join(said)})"
+    )
+
+
+def _cut_screen(text: str, keep: int) -> str:
+    """The screen's first ``keep`` characters at a line's end, and how many lines were left out."""
+    if keep >= len(text):
+        return text
+    head = text[: max(keep, 0)]
+    head = head[: head.rfind("\n")] if "\n" in head else ""
+    return head + _cut_note(text[len(head) :].count("\n") + (0 if head else 1))
+
+
+def _cut_note(lines: int) -> str:
+    return f"\n(the rest of the screen, {lines} lines, left out to fit the model's context)"

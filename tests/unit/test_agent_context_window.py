@@ -1,0 +1,171 @@
+"""The agent's context window: what a refusal for length teaches, and how a conversation is made
+to fit a small model's context (earlier prose and results cut, oldest calls left out and named,
+the latest call kept, the screen cut last)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_trailblaze.agent.context_window import (
+    DEFAULT_CHARS_PER_TOKEN,
+    MIN_ANSWER_TOKENS,
+    ContextWindow,
+    is_length_refusal,
+    size_of,
+)
+from pytest_trailblaze.agent.wire import Conversation, ToolRequest, ToolSpec, Turn
+
+BUTTONS = "\n".join(f'- button "b{n}" [ref=e{n}]' for n in range(40))
+SCREEN = f"Objective: click it\n\nCurrent screen:\n{BUTTONS}"
+
+
+def exchange(n: int, result: str = "ok: clicked", prose: str = "", typed: str = "") -> list[Turn]:
+    arguments = f'{{"ref": "e{n}", "text": "{typed}"}}' if typed else f'{{"ref": "e{n}"}}'
+    call = ToolRequest(f"call_{n}", "web_type" if typed else "web_click", arguments)
+    return [Turn("assistant", prose, call=call), Turn("result", result, call=call)]
+
+
+def conversation(*exchanges: list[Turn], screen: str = SCREEN) -> Conversation:
+    turns = [Turn("user", "Objective (step 1 of 1): click them all")]
+    for pair in exchanges:
+        turns += pair
+    turns.append(Turn("user", screen))
+    tools = (ToolSpec("web_click", "Click an element.", {"type": "object"}),)
+    return Conversation("You are Trailblaze." * 20, tools, turns, cache_until=len(turns) - 1)
+
+
+def window_for(whole: Conversation, tokens_short: int) -> ContextWindow:
+    """A window (1 char a token) whose budget is ``tokens_short`` below the conversation's size."""
+    window = ContextWindow(chars_per_token=1.0)
+    need = size_of(whole) - tokens_short
+    window.tokens = int((need + MIN_ANSWER_TOKENS) / 0.96) + 1
+    assert window.prompt_budget() in (need, need + 1)
+    return window
+
+
+@pytest.mark.parametrize(
+    ("said", "limit", "sent"),
+    [
+        (
+            "This model's maximum context length is 4096 tokens. However, you requested 5121 tokens "
+            "(4097 in the messages, 1024 in the completion). Please reduce the length of the messages.",
+            4096,
+            4097,
+        ),
+        (
+            "request (5121 tokens) exceeds the available context size (4096 tokens), try increasing it",
+            4096,
+            5121,
+        ),
+        ("prompt is too long: 210000 tokens > 200000 maximum", 200000, 210000),
+        (
+            "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
+            1048576,
+            1200000,
+        ),
+        ("Trying to keep the first 5000 tokens when context the overflows. However, the model is loaded "
+         "with context length of only 4096 tokens, which is not enough.", 4096, None),
+    ],
+)  # fmt: skip
+def test_a_refusal_for_length_names_the_limit_and_the_tokens_counted(said: str, limit: int, sent: int | None):
+    whole = conversation(exchange(1))
+    window = ContextWindow()
+    assert is_length_refusal(said)
+    assert window.learn_refusal(f"HTTP 400: {said}", whole)
+    assert window.tokens == limit
+    expected_rate = size_of(whole) / sent if sent else DEFAULT_CHARS_PER_TOKEN
+    assert window.chars_per_token == pytest.approx(max(expected_rate, 0.5))
+
+
+@pytest.mark.parametrize(
+    "said", ["HTTP 500: Error code: 500", "rate limit reached for requests", "context length exceeded"]
+)
+def test_other_refusals_teach_nothing(said: str) -> None:
+    window = ContextWindow()
+    assert not window.learn_refusal(said, conversation())
+    assert window.tokens is None and window.chars_per_token == DEFAULT_CHARS_PER_TOKEN
+
+
+def test_an_unknown_window_or_one_that_holds_the_request_changes_nothing() -> None:
+    whole = conversation(exchange(1, prose="thinking " * 50), exchange(2))
+    assert ContextWindow().fit(whole) is whole
+    assert ContextWindow(tokens=10_000_000).fit(whole) is whole
+
+
+def test_earlier_prose_and_long_results_go_first_and_the_calls_stay() -> None:
+    long_result = "error: " + "no element matches; " * 40
+    whole = conversation(exchange(1, long_result, "I think " * 40), exchange(2, long_result, "now " * 40))
+    fitted = window_for(whole, 400).fit(whole)
+    first_call, first_result, last_call, last_result = fitted.turns[1:5]
+    assert first_call.text == "" and first_call.call == whole.turns[1].call
+    assert first_result.text.startswith("error: no element matches")
+    assert first_result.text.endswith("characters left out)")
+    # the latest exchange is as it was, and so are the objective and the screen
+    assert (last_call, last_result) == (whole.turns[3], whole.turns[4])
+    assert fitted.turns[0] == whole.turns[0] and fitted.turns[-1] == whole.turns[-1]
+
+
+def test_the_oldest_calls_leave_the_history_named_and_the_latest_stays() -> None:
+    typed = "x" * 400
+    results = {1: "ok: typed", 2: "error: gone", 3: "ok: typed", 4: "ok: typed"}
+    whole = conversation(*(exchange(n, said, typed=typed) for n, said in results.items()))
+    one = size_of(conversation(exchange(1, typed=typed))) - size_of(conversation())
+    window = window_for(whole, 2 * one - 200)  # two calls must go, with room for the note
+    fitted = window.fit(whole)
+    calls = [t.call.id for t in fitted.turns if t.role == "assistant" and t.call]
+    assert calls == ["call_3", "call_4"]
+    note = (
+        "(2 earlier calls of this step left out to fit the model's context, in order: "
+        "web_type ok, web_type error)"
+    )
+    assert fitted.turns[0].text == f"{whole.turns[0].text}\n{note}"
+    assert window.estimate(fitted) <= window.prompt_budget()
+    assert fitted.turns[-1] == whole.turns[-1]
+    assert fitted.cache_until <= len(fitted.turns) - 1
+
+
+def test_long_values_in_the_calls_are_cut_before_the_screen_and_stay_json() -> None:
+    typed = "y" * 2000
+    whole = conversation(exchange(1, typed=typed))
+    window = window_for(whole, 1000)
+    fitted = window.fit(whole)
+    sent = json.loads(fitted.turns[1].call.arguments)
+    assert sent["ref"] == "e1" and sent["text"].startswith("y" * 100)
+    assert sent["text"].endswith("characters left out)") and len(sent["text"]) < 200
+    assert fitted.turns[-1] == whole.turns[-1]  # the screen is whole
+    assert window.estimate(fitted) <= window.prompt_budget()
+
+
+def test_the_screen_is_cut_last_at_a_line_end_and_says_so() -> None:
+    whole = conversation(exchange(1))
+    window = window_for(whole, 300)
+    fitted = window.fit(whole)
+    screen = fitted.turns[-1].text
+    assert screen.startswith("Objective: click it\n\nCurrent screen:\n- button")
+    assert screen.endswith(" lines, left out to fit the model's context)")
+    assert all(line.endswith("]") for line in screen.splitlines()[3:-1])
+    assert window.estimate(fitted) <= window.prompt_budget()
+    assert fitted.turns[1] == whole.turns[1]  # the one call made stays, with its result
+
+
+def test_the_rate_comes_from_the_usage_of_text_requests_only() -> None:
+    whole = conversation(exchange(1))
+    window = ContextWindow()
+    window.observe(whole, 1000)
+    assert window.chars_per_token == pytest.approx(size_of(whole) / 1000)
+    pictured = Conversation(whole.system, whole.tools, [*whole.turns[:-1], Turn("user", "x", image=b"png")])
+    window.observe(pictured, 10)
+    assert window.chars_per_token == pytest.approx(size_of(whole) / 1000)
+    window.observe(whole, 0)  # a server that reports no usage
+    assert window.chars_per_token == pytest.approx(size_of(whole) / 1000)
+
+
+def test_the_answer_gets_the_room_the_request_leaves_and_never_less_than_a_call_needs() -> None:
+    whole = conversation(exchange(1))
+    assert ContextWindow().answer_cap(whole) is None
+    roomy = ContextWindow(tokens=100_000, chars_per_token=1.0)
+    assert roomy.answer_cap(whole) == int(100_000 * 0.96) - size_of(whole)
+    tight = ContextWindow(tokens=size_of(whole), chars_per_token=1.0)
+    assert tight.answer_cap(whole) == MIN_ANSWER_TOKENS
