@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -145,6 +146,10 @@ def test_the_sdist_holds_the_tests_the_examples_and_the_license(installed: Insta
     with tarfile.open(installed.sdist) as sdist:
         names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
     assert {"LICENSE", "README.md", "CHANGELOG.md", "pyproject.toml", "constraints.txt", "dev"} <= names
+    # every file of the checkout's top level that ./dev reads (constraints-llm.txt for ./dev test)
+    read_by_dev = set(re.findall(r"\b[\w.-]+\.(?:txt|json|toml|yml)\b", (REPO / "dev").read_text()))
+    on_top = {name for name in read_by_dev if (REPO / name).is_file()}
+    assert "constraints-llm.txt" in on_top and on_top <= names, sorted(on_top - names)
     assert {"tests/release/test_wheel_install.py", "examples/trails/web/counter.trail.yaml"} <= names
     assert {"docs/hooks/refgen.py", "mkdocs.yml", "package-lock.json"} <= names
     assert not any(

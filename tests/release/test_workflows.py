@@ -112,3 +112,25 @@ def test_release_check_compares_the_tag_the_version_and_the_changelog(tmp_path: 
     assert unlisted.returncode == 1 and "no '## [1.2.3] - YYYY-MM-DD' section" in unlisted.stderr
     changelog.write_text("# Changelog\n\n## [1.2.3] - 2026-12-01\n")
     assert check("v1.2.3").returncode == 0
+
+
+def test_the_release_notes_are_the_changelog_section_of_the_tag(tmp_path: Path) -> None:
+    (tmp_path / "dev").write_text((REPO / "dev").read_text())
+    (tmp_path / "dev").chmod(0o755)
+    (tmp_path / "CHANGELOG.md").write_text(
+        "# Changelog\n\n## [Unreleased]\n\n- next\n\n## [1.2.3] - 2026-12-01\n\n### Added\n\n"
+        "- trails\n- tools\n\n## [1.2.2] - 2026-01-01\n\n- old\n\n"
+        "[1.2.3]: https://example.invalid/compare/v1.2.2...v1.2.3\n"
+    )
+
+    def notes(tag: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(tmp_path / "dev"), "release-notes", tag], capture_output=True, text=True)
+
+    assert notes("v1.2.3").stdout == "### Added\n\n- trails\n- tools\n"
+    assert notes("v1.2.2").stdout == "- old\n"
+    missing = notes("v9.9.9")
+    assert missing.returncode == 1 and "no '## [9.9.9] - YYYY-MM-DD' section" in missing.stderr
+    release = yaml.safe_load((REPO / ".github" / "workflows" / "release.yml").read_text())
+    job = release["jobs"]["github-release"]
+    assert job["needs"] == "publish" and job["permissions"] == {"contents": "write"}
+    assert './dev release-notes "$GITHUB_REF_NAME" > release-notes.md' in [s.get("run") for s in job["steps"]]
