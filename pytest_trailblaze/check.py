@@ -39,10 +39,10 @@ from .mcp.server import handshake_timeout_default
 from .mcp.toolsets import McpToolsets
 from .session.registries import discovery_device, discovery_registry
 from .session.trail_walk import trail_files, workspaces_under
-from .session.workspaces import load_workspace
+from .session.workspaces import load_workspace, loader_of
 from .tools import builtin_tools
 from .typescript.checks import TsCheckOptions, check_typescript
-from .workspace import Target, Workspace, WorkspaceLoader, code_roots, find_config_dir, trail_target
+from .workspace import Target, Workspace, code_roots, find_config_dir, trail_target
 from .workspace.exemption import exempted
 
 
@@ -83,11 +83,8 @@ class Checker:
         self.max_file_bytes = max_file_bytes
         #: What to do for TypeScript tools: run their tests, type-check them (both by default).
         self.typescript = typescript or TsCheckOptions()
-        self.loader = WorkspaceLoader(
-            builtin_names=(t.name for t in self.builtins),
-            strict=strict,
-            allow_outside_code=allow_outside_code,
-            max_file_bytes=max_file_bytes,
+        self.loader = loader_of(
+            strict=strict, allow_outside_code=allow_outside_code, max_file_bytes=max_file_bytes
         )
         self.config_dir = config_dir
         self.strict = strict

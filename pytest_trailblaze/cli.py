@@ -26,10 +26,10 @@ from .mcp.server import handshake_timeout_default
 from .mcp.toolsets import McpToolsets
 from .schemas import KINDS, path_of, shipped
 from .session.registries import discovery_device, discovery_registry
-from .session.workspaces import load_workspace
+from .session.workspaces import load_workspace, loader_of
 from .tools import builtin_tools
 from .typescript.checks import TsCheckOptions
-from .workspace import Workspace, WorkspaceLoader, find_config_dir, toolbox
+from .workspace import Workspace, find_config_dir, toolbox
 from .workspace.toolbox import callable_tools
 
 _ALLOW_OUTSIDE_HELP = (
@@ -184,11 +184,7 @@ def run_toolbox(args: argparse.Namespace) -> int:
         return 2
     builtins = builtin_tools()
     config_dir = find_config_dir(Path.cwd(), args.config_dir)
-    loader = WorkspaceLoader(
-        builtin_names=(t.name for t in builtins),
-        allow_outside_code=args.allow_outside_code,
-        max_file_bytes=args.max_file_size,
-    )
+    loader = loader_of(allow_outside_code=args.allow_outside_code, max_file_bytes=args.max_file_size)
     ws = load_workspace(loader, config_dir)[0] if config_dir else Workspace(None)
     if ws.errors:
         for problem in ws.errors:

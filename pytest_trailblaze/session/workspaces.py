@@ -9,6 +9,7 @@ needs it, so a replay-only run works without the ``agent`` extra.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..agent.models import check_overrides
@@ -16,6 +17,7 @@ from ..agent.spec import model_problem
 from ..core.errors import Problem
 from ..tools import builtin_tools
 from ..workspace import Workspace, WorkspaceLoader
+from ..workspace.loader import LoadedTrailmap
 from .settings import Settings
 
 _MODELS_FIX = "e.g. `openai/my-model: {vision: true, price: {input: 0.2, output: 1}}`"
@@ -23,12 +25,37 @@ _MODELS_FIX = "e.g. `openai/my-model: {vision: true, price: {input: 0.2, output:
 
 def workspace_loader(settings: Settings) -> WorkspaceLoader:
     """The run's workspace loader: the built-in tools known, the run's limits applied."""
-    return WorkspaceLoader(
-        builtin_names=(t.name for t in builtin_tools()),
+    return loader_of(
         strict=settings.strict,
         allow_outside_code=settings.allow_outside_code,
         max_file_bytes=settings.max_file_bytes,
     )
+
+
+def loader_of(
+    *, strict: bool = False, allow_outside_code: bool = False, max_file_bytes: int | None = None
+) -> WorkspaceLoader:
+    """A workspace loader that knows the built-in tools and reads the trailmaps' TypeScript tools,
+    as pytest, ``trailblaze check`` and ``toolbox`` load workspaces."""
+    limit = {} if max_file_bytes is None else {"max_file_bytes": max_file_bytes}
+    return WorkspaceLoader(
+        builtin_names=(t.name for t in builtin_tools()),
+        strict=strict,
+        allow_outside_code=allow_outside_code,
+        scripted_tools=typescript_tools,
+        **limit,
+    )
+
+
+def typescript_tools(
+    ws: Workspace, trailmaps: Iterable[LoadedTrailmap], builtin_names: frozenset[str], *, strict: bool
+) -> None:
+    """The trailmaps' TypeScript tools (the loader's ``scripted_tools``). The typescript package is
+    imported on first use: its discovery and runtime lookup cost every process about 11 ms of
+    start-up (``python -X importtime``) that only workspaces with such tools need."""
+    from ..typescript.workspace_tools import add_ts_tools
+
+    add_ts_tools(ws, trailmaps, builtin_names, strict=strict)
 
 
 def load_workspace(loader: WorkspaceLoader, config_dir: Path) -> tuple[Workspace, bool]:

@@ -1,4 +1,5 @@
-"""A workspace's TypeScript tools, added by the workspace loader once its tool files are read.
+"""A workspace's TypeScript tools, added by the workspace loader once its tool files are read
+(the session hands ``add_ts_tools`` to the loader as its ``scripted_tools``).
 
 Per trailmap: discovery (``discovery``), then ``TsTool``s in the workspace's tools, then the
 names its target lists checked: a listed name no file exports is an error at its line (upstream
@@ -18,6 +19,7 @@ from ..core.errors import Problem
 from ..core.tooling.tooldef import Tool
 from ..core.trail.naming import check_tool_name
 from ..core.trail.yamlsource import Source, did_you_mean
+from ..workspace.loader import LoadedTrailmap
 from ..workspace.model import Workspace
 from ..workspace.schema import TrailmapManifest, node_at
 from .clientdts import LOOSE_ENTRY, TypeWriter, builtin_digest, map_entries
@@ -25,11 +27,9 @@ from .discovery import ToolMap, TsToolDef, discover
 from .sidecars import is_sidecar
 from .ts_tools import TsTool
 
-Loaded = tuple[TrailmapManifest, Node, Source, Path]
-
 
 def add_ts_tools(
-    ws: Workspace, trailmaps: Iterable[Loaded], builtin_names: frozenset[str], *, strict: bool = False
+    ws: Workspace, trailmaps: Iterable[LoadedTrailmap], builtin_names: frozenset[str], *, strict: bool = False
 ) -> None:
     """Discover every trailmap's TypeScript tools into ``ws``; problems into ``ws.problems``
     (the naming convention's findings as warnings, errors when ``strict``)."""

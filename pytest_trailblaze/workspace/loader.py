@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Protocol
 
 from pydantic import BaseModel
 from yaml.nodes import Node
@@ -66,6 +67,23 @@ def find_config_dir(start: Path, override: str | os.PathLike[str] | None = None)
     return None
 
 
+#: A trailmap as the loader read it: its manifest, YAML node, source and path.
+LoadedTrailmap = tuple[TrailmapManifest, Node, Source, Path]
+
+
+class ScriptedTools(Protocol):
+    """Adds the scripted tools of the loaded trailmaps to ``ws`` (problems into ``ws.problems``)."""
+
+    def __call__(
+        self,
+        ws: Workspace,
+        trailmaps: Iterable[LoadedTrailmap],
+        builtin_names: frozenset[str],
+        *,
+        strict: bool,
+    ) -> None: ...
+
+
 class WorkspaceLoader:
     """Loads workspaces (once per folder); remembers which scoping warnings it already gave.
 
@@ -81,8 +99,12 @@ class WorkspaceLoader:
         strict: bool = False,
         allow_outside_code: bool = False,
         max_file_bytes: int = DEFAULT_MAX_BYTES,
+        scripted_tools: ScriptedTools | None = None,
     ) -> None:
         self.strict = strict
+        #: Adds the trailmaps' scripted (TypeScript) tools; the session passes the typescript
+        #: package's discovery, which reads this package's models (so it cannot be imported here).
+        self.scripted_tools = scripted_tools
         self.allow_outside_code = allow_outside_code
         #: Workspace files larger than this are refused (``files.read_source``).
         self.max_file_bytes = max_file_bytes
@@ -106,6 +128,7 @@ class _Load(TrailmapSteps):
 
     def __init__(self, loader: WorkspaceLoader, config_dir: Path) -> None:
         self.loader = loader
+        self.scripted_tools = loader.scripted_tools
         self.ws = Workspace(config_dir)
         self.dir = config_dir
         #: Every file and glob of the workspace stays inside this folder (links followed).
@@ -116,7 +139,7 @@ class _Load(TrailmapSteps):
         self.scripts = mcp_script_roots(workspace_root(config_dir), loader.allow_outside_code)
         self.config_node: tuple[Source, Node] | None = None
         #: Trailmaps added, for their TypeScript tools (read once the tool files are).
-        self.added: list[tuple[TrailmapManifest, Node, Source, Path]] = []
+        self.added: list[LoadedTrailmap] = []
 
     # -- the whole workspace --------------------------------------------------------------------
     def run(self) -> Workspace:
@@ -151,16 +174,12 @@ class _Load(TrailmapSteps):
         return self.ws
 
     def add_scripted_tools(self) -> None:
-        """The trailmaps' TypeScript tools (``typescript``), imported only when a trailmap has a
-        ``tools/`` folder or lists tools."""
+        """The trailmaps' TypeScript tools, looked for only when a trailmap has a ``tools/``
+        folder or lists tools, by the loader's ``scripted_tools`` (none: such tools are not read)."""
+        add = self.scripted_tools
         wanted = [a for a in self.added if (a[3].parent / "tools").is_dir() or _lists_tools(a[0])]
-        if wanted:
-            # Imported here, not at the top: the typescript package reads this package's models (a
-            # loop at module level), and TypeScript discovery with its runtime lookup costs every
-            # process about 11 ms of start-up (python -X importtime) that only such workspaces need.
-            from ..typescript.workspace_tools import add_ts_tools
-
-            add_ts_tools(self.ws, wanted, self.loader.builtin_names, strict=self.loader.strict)
+        if wanted and add is not None:
+            add(self.ws, wanted, self.loader.builtin_names, strict=self.loader.strict)
 
     def read_config(self, path: Path) -> None:
         src, node = self.read(path)

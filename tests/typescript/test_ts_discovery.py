@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pytest_trailblaze.core.errors import Problem
+from pytest_trailblaze.session.workspaces import typescript_tools
 from pytest_trailblaze.tools import builtin_tools
 from pytest_trailblaze.typescript.ts_tools import TsTool
 from pytest_trailblaze.workspace import Workspace, WorkspaceLoader
@@ -58,8 +60,15 @@ SHARED = """
 """
 
 
+def ts_loader(**options: Any) -> WorkspaceLoader:
+    """A loader as the session makes one: the built-in tools known, TypeScript tools read."""
+    return WorkspaceLoader(builtin_names=BUILTINS, scripted_tools=typescript_tools, **options)
+
+
 def load(root: Path) -> Workspace:
-    return WorkspaceLoader(builtin_names=BUILTINS).load(root / "trails" / "config")
+    return ts_loader().load(
+        root / "trails" / "config"
+    )
 
 
 def workspace(tmp_path: Path, ts, files: dict[str, str], listed: list[str], extra: str = "") -> Workspace:
@@ -377,7 +386,9 @@ def test_without_a_compiler_tools_are_found_by_shape_and_a_warning_says_what_to_
 
 
 def test_the_corpus_playwright_trailmap_loads_unmodified(corpus_dir: Path, ts) -> None:
-    ws = WorkspaceLoader(builtin_names=BUILTINS).load(corpus_dir / ts.CORPUS_TRAILMAP)
+    ws = ts_loader().load(
+        corpus_dir / ts.CORPUS_TRAILMAP
+    )
     assert errors(ws) == []
     assert sorted(ws.ts_tools) == [
         "playwrightSample_web_incrementCounterToValue",
@@ -426,7 +437,9 @@ def test_a_tool_file_linking_outside_the_workspace_is_refused_at_the_link(tmp_pa
     assert "--trailblaze-allow-outside-code" in problem.fix
     assert "shop_web_outsider" not in ws.ts_tools and "shop_web_search" in ws.ts_tools
 
-    trusted = WorkspaceLoader(builtin_names=BUILTINS, allow_outside_code=True).load(project / "trails/config")
+    trusted = WorkspaceLoader(
+        builtin_names=BUILTINS, allow_outside_code=True, scripted_tools=typescript_tools
+    ).load(project / "trails/config")
     assert trusted.errors == [] and "shop_web_outsider" in trusted.ts_tools
 
 
@@ -525,8 +538,8 @@ def test_a_tool_file_above_the_size_limit_is_refused_unread(tmp_path: Path, ts) 
 
     (tools / "shop_huge.ts").unlink()
     (tools / "shop_big.ts").write_text(SEARCH.replace("shop_web_search", "shop_big") + "//" + "x" * 3000)
-    small_limit = WorkspaceLoader(builtin_names=BUILTINS, max_file_bytes=2048).load(
-        tmp_path / "trails/config"
-    )
+    small_limit = WorkspaceLoader(
+        builtin_names=BUILTINS, max_file_bytes=2048, scripted_tools=typescript_tools
+    ).load(tmp_path / "trails/config")
     assert [at(p) for p in small_limit.errors] == [("shop_big.ts", 1, 1)]
     assert "more than the 2 KB a file may have" in small_limit.errors[0].what

@@ -22,6 +22,7 @@ from pytest_trailblaze.core.tooling.memory import Memory
 from pytest_trailblaze.core.tooling.registry import ToolRegistry, recorded_calls
 from pytest_trailblaze.core.tooling.tooldef import tool
 from pytest_trailblaze.mcp.toolsets import McpToolsets
+from pytest_trailblaze.session.workspaces import typescript_tools
 from pytest_trailblaze.tools import builtin_tools
 from pytest_trailblaze.typescript.hosts import TsHosts
 from pytest_trailblaze.typescript.ts_tools import TsTool, bind
@@ -246,7 +247,9 @@ def session(
         mp.setenv("TRAILBLAZE_CACHE_DIR", str(root / "cache"))
         mp.setenv("TRAILBLAZE_TS_MARK", ts.MARK)
         ts.forget_runtimes()
-        ws = WorkspaceLoader(builtin_names=[t.name for t in builtin_tools()]).load(_write(root))
+        ws = WorkspaceLoader(
+            builtin_names=[t.name for t in builtin_tools()], scripted_tools=typescript_tools
+        ).load(_write(root))
         assert [p.format() for p in ws.errors] == []
         mcp = McpToolsets(
             root / "logs",

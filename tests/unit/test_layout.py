@@ -46,12 +46,6 @@ PEER_EDGES = frozenset(
     }
 )
 
-#: Imports against the layers, each inside a function, each with its reason.
-UPWARD_ALLOWED = {
-    # The TypeScript tools of a workspace's trailmaps are read when it loads; the typescript
-    # package reads workspace models, and its import costs start-up only such workspaces need.
-    ("pytest_trailblaze.workspace.loader", "pytest_trailblaze.typescript.workspace_tools"),
-}
 
 #: Module names two packages share on purpose: the same idea at two layers (each docstring says so).
 SHARED_NAMES = {
@@ -145,20 +139,13 @@ def test_no_import_goes_up_the_layers() -> None:
     upward = []
     for edge in EDGES:
         source, target = _room(edge.source), _room(edge.target)
-        if source == target or (edge.source, edge.target) in UPWARD_ALLOWED:
+        if source == target:
             continue
         lower = _layer(target) > _layer(source)
         if not lower and (source, target) not in PEER_EDGES:
             where = "inside a function" if edge.in_function else "at module level"
             upward.append(f"{edge.source}:{edge.line} imports {edge.target} ({where})")
     assert upward == [], "imports against the layers:\n" + "\n".join(upward)
-
-
-def test_allowed_upward_imports_are_still_needed_and_lazy() -> None:
-    """An allowance that no import uses any more is removed, and none of them runs at import time."""
-    used = {(e.source, e.target): e for e in EDGES if (e.source, e.target) in UPWARD_ALLOWED}
-    assert set(used) == set(UPWARD_ALLOWED)
-    assert all(edge.in_function for edge in used.values())
 
 
 def _loops(edges: list[Import]) -> list[frozenset[str]]:
@@ -255,7 +242,7 @@ def test_the_rules_see_the_imports_they_judge() -> None:
     edges = {(e.source, e.target): e for e in EDGES}
     session = edges[("pytest_trailblaze.plugin.fixtures", "pytest_trailblaze.session.trailrun")]
     assert not session.in_function
-    lazy = ("pytest_trailblaze.workspace.loader", "pytest_trailblaze.typescript.workspace_tools")
+    lazy = ("pytest_trailblaze.session.workspaces", "pytest_trailblaze.typescript.workspace_tools")
     assert edges[lazy].in_function
     hookspecs = [e for e in EDGES if e.source == "pytest_trailblaze.plugin.hookspecs"]
     assert all(_room(e.target) != "core" for e in hookspecs)  # its core imports are for typing only

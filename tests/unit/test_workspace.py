@@ -18,6 +18,7 @@ from pytest_trailblaze.core.tooling.context import DeviceInfo, ToolContext
 from pytest_trailblaze.core.tooling.memory import Memory
 from pytest_trailblaze.core.tooling.registry import ToolRegistry
 from pytest_trailblaze.core.tooling.tooldef import PythonTool, Tool, ToolDescriptor, ToolResult
+from pytest_trailblaze.session.workspaces import typescript_tools
 from pytest_trailblaze.workspace import (
     Target,
     Workspace,
@@ -47,7 +48,7 @@ def workspace(tmp_path: Path, files: dict[str, str], **loader: Any) -> Workspace
     """Load ``files`` (paths relative to ``trails/config``); a bare trailblaze.yaml unless given."""
     config = tmp_path / "trails" / "config"
     write(config, {"trailblaze.yaml": "targets: []\n", **files})
-    return WorkspaceLoader(builtin_names=BUILTINS, **loader).load(config)
+    return WorkspaceLoader(builtin_names=BUILTINS, scripted_tools=typescript_tools, **loader).load(config)
 
 
 def at(tmp_path: Path, rel: str, line: int, col: int) -> str:
