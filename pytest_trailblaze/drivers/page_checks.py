@@ -1,9 +1,12 @@
 """What verification tools assert about a web page, with Playwright's waiting assertions.
 
 A mixin of ``WebDriver`` (the contract's ``WebChecks``). Each check waits up to its timeout for
-what it asserts; when it does not hold, a page stuck in its own script is named as the cause
-first (``pageguard.py``), then "no such element" is told apart from "the element is there but
-does not hold".
+what it asserts, itself bounded a little past it: Playwright's waiting assertions wait on the
+page, and a page whose script stops yielding while they wait would keep them (and the run)
+waiting for good (``pageguard.py`` names and stops such a script). When a check does not hold,
+a page stuck in its own script is named as the cause first, then a page that showed a file the
+trail may not open (``fileurls.py``), then "no such element" is told apart from "the element is
+there but does not hold".
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ if TYPE_CHECKING:
 
 #: How long the input-value fallback of a text check waits, after the text check itself.
 VALUE_FALLBACK_MS = 1_000
+#: How far past its own timeout a waiting assertion may run before the page is taken for stuck.
+GRACE_S = 3.0
 
 T = TypeVar("T")
 
@@ -30,6 +35,7 @@ class PageChecks:
 
     page: Page
     guard: PageGuard
+    check_frames: Callable[[], None]  # which ``file://`` pages the trail may show (``fileurls.py``)
 
     if TYPE_CHECKING:
 
@@ -37,14 +43,28 @@ class PageChecks:
             """The driver's bounded call into the page (``pageguard.py``)."""
             ...
 
+    def _waiting(self, assertion: Callable[[], None], what: str, timeout_ms: int) -> AssertionError | None:
+        """A waiting assertion, bounded past its timeout: None when it held, Playwright's
+        ``AssertionError`` when it did not. A stuck page or a file the page may not show is the
+        cause rather than the assertion: those raise ``ToolFailure`` (the step's failure)."""
+        self.check_frames()
+        try:
+            self.within(assertion, what, timeout_ms / 1000 + GRACE_S)
+        except ToolFailure:
+            raise
+        except AssertionError as exc:
+            self.guard.check_alive(what, timeout_ms / 1000)
+            self.check_frames()
+            return exc
+        return None
+
     def text_visible(self, text: str, timeout_ms: int) -> bool:
         """Whether text (a case-insensitive substring) becomes visible on the page in time."""
-        try:
-            _expect(self.page.get_by_text(text).first).to_be_visible(timeout=timeout_ms)
-        except AssertionError:
-            self.guard.check_alive(f"looking for text {text!r}", timeout_ms / 1000)
-            return False
-        return True
+        target = self.page.get_by_text(text).first
+        what = f"looking for text {text!r}"
+        return (
+            self._waiting(lambda: _expect(target).to_be_visible(timeout=timeout_ms), what, timeout_ms) is None
+        )
 
     def expect_visible(self, target: Element, timeout_ms: int) -> None:
         self._expect_element(target, timeout_ms, lambda e: e.to_be_visible(timeout=timeout_ms))
@@ -63,20 +83,25 @@ class PageChecks:
 
         found = located(target)
         element, described = found.locator.first, found.described
-        try:
+        def contains() -> None:
             _expect(element).to_contain_text(expected, timeout=timeout_ms)
-            return
-        except AssertionError:
-            self.guard.check_alive(described, timeout_ms / 1000)
-        try:
+
+        def valued() -> None:
             _expect(element).to_have_value(expected, timeout=VALUE_FALLBACK_MS)
-        except (AssertionError, Error):
-            if self.within(element.count, f"looking for {described}") == 0:
-                raise ToolFailure(f"No element found matching {described}") from None
-            shown = tool_call(
-                lambda: element.inner_text(timeout=VALUE_FALLBACK_MS), "could not read the element"
-            )
-            raise ToolFailure(f"{described} does not contain {expected!r} (its text is {shown!r})") from None
+
+        if self._waiting(contains, described, timeout_ms) is None:
+            return
+        try:
+            if self._waiting(valued, described, VALUE_FALLBACK_MS) is None:
+                return
+        except ToolFailure:
+            raise
+        except Error:
+            pass
+        if self.within(element.count, f"looking for {described}") == 0:
+            raise ToolFailure(f"No element found matching {described}")
+        shown = tool_call(lambda: element.inner_text(timeout=VALUE_FALLBACK_MS), "could not read the element")
+        raise ToolFailure(f"{described} does not contain {expected!r} (its text is {shown!r})")
 
     def texts_missing(self, target: Element, texts: Sequence[str]) -> list[str]:
         """Which of ``texts`` the target's first element does not show now."""
@@ -91,13 +116,12 @@ class PageChecks:
         """Run an ``expect`` assertion on the target's first element."""
         found = located(target)
         element, described = found.locator.first, found.described
-        try:
-            check(_expect(element))
-        except AssertionError as exc:
-            self.guard.check_alive(described, timeout_ms / 1000)
-            if self.within(element.count, f"looking for {described}") == 0:
-                raise ToolFailure(f"No element found matching {described}") from None
-            raise ToolFailure(f"{described}: {first_line(exc)}") from None
+        failed = self._waiting(lambda: check(_expect(element)), described, timeout_ms)
+        if failed is None:
+            return
+        if self.within(element.count, f"looking for {described}") == 0:
+            raise ToolFailure(f"No element found matching {described}")
+        raise ToolFailure(f"{described}: {first_line(failed)}")
 
 
 def _expect(element: Locator) -> LocatorAssertions:

@@ -188,6 +188,7 @@ class WebDriver(
             else:
                 self.network.detach()
                 self.network_log.detach()
+                self.release_file_watch()
 
     # -- navigation (the contract's ``WebNavigation``) -------------------------------------------
     def open_url(self, url: str, trail_dir: Path | None) -> str:

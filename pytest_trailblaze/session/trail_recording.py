@@ -14,7 +14,7 @@ the run writes. Pictures (screenshots, video frames) cannot be masked; see ``pix
 from __future__ import annotations
 
 from ..core.masking import Masker
-from ..core.run.driver import Recording, StepMarks
+from ..core.run.driver import FileConfinement, Recording, StepMarks
 from .run_evidence import ItemEvidence, mask_archive
 from .settings import EvidenceSettings
 
@@ -50,6 +50,14 @@ def finish_recording(
     failed = any(outcome == "failed" for outcome in evidence.phases.values())
     keep_trace = EvidenceSettings.keep(settings.tracing, failed)
     keep_video = EvidenceSettings.keep(settings.video, failed)
+    breach = driver.file_url_breach() if isinstance(driver, FileConfinement) else None
+    if breach is not None and (keep_trace or keep_video):
+        # they recorded the page as it was shown: a file from outside the project's folders
+        keep_trace = keep_video = False
+        evidence.notes.append(
+            f"trace / video: not kept: a page showed {masker.text(breach)}, a file outside the "
+            "folders web trails may open files from"
+        )
     try:
         saved = driver.stop_recording(evidence.folder if keep_trace or keep_video else None)
     except Exception as exc:  # evidence must not turn a passed trail into an error

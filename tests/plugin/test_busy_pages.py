@@ -74,6 +74,32 @@ TRAILS = {
               web:
                 - web_navigate: {{ url: "data:text/html,<h1>elsewhere</h1>" }}
         """,
+    "trails/d_verify_text.trail.yaml": f"""
+        config: {{ id: busy/verifytext }}
+        trail:
+          - step: Open a page that starts spinning a moment later
+            recording:
+              web:
+                - web_navigate: {{ url: "{SPINS_SOON}" }}
+                - web_wait: {{ seconds: 1 }}
+          - step: Look for a text on it
+            recording:
+              web:
+                - web_verifyTextVisible: {{ text: "nowhere" }}
+        """,
+    "trails/d_verify_element.trail.yaml": f"""
+        config: {{ id: busy/verifyelement }}
+        trail:
+          - step: Open a page that starts spinning a moment later
+            recording:
+              web:
+                - web_navigate: {{ url: "{SPINS_SOON}" }}
+                - web_wait: {{ seconds: 1 }}
+          - step: Look for an element on it
+            recording:
+              web:
+                - web_verifyElementVisible: {{ ref: "css=#nowhere" }}
+        """,
     "trails/e_after.trail.yaml": """
         config: { id: busy/after }
         trail:
@@ -103,7 +129,7 @@ def test_busy_pages_fail_their_step_within_the_timeout_and_the_run_goes_on(
     took = time.monotonic() - started
 
     out = result.stdout.str()
-    result.assert_outcomes(failed=5, passed=1)
+    result.assert_outcomes(failed=7, passed=1)
     stopped = "the page did not answer within 3 s: its script never yields; the script was stopped"
     assert f"opening {BUSY_PAGE}: {stopped}" in out
     assert "web_evaluate: no answer within 3 s (a promise the page never settled?)" in out
@@ -121,9 +147,13 @@ def test_busy_pages_fail_their_step_within_the_timeout_and_the_run_goes_on(
         "the page did not answer within 3 s: its script never yields; the page could not be stopped and was"
         in out
     )
+    # waiting assertions on a page that started spinning while they wait
+    for step, what in (("Look for a text on it", "looking for text 'nowhere'"),
+                       ("Look for an element on it", "css=#nowhere")):
+        assert f"step 2/2 '{step}': {what}: the page did not answer within" in out, out[-4000:]
     assert "Traceback" not in out and "INTERNALERROR" not in out
-    # five busy trails, each bounded by the 3 s timeout plus short probes, and browser start-up
-    assert took < 150, f"the run took {took:.0f} s"
+    # seven busy trails, each bounded by the 3 s timeout plus short probes, and browser start-up
+    assert took < 180, f"the run took {took:.0f} s"
     left = tb.matching(run_id)
     for pid in left:
         os.kill(pid, 9)

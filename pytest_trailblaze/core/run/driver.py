@@ -92,9 +92,12 @@ class StepMarks(Protocol):
 
 @runtime_checkable
 class FileConfinement(Protocol):
-    """Which folders ``file://`` pages may come from, from now on."""
+    """Which folders ``file://`` pages may come from, from now on; and the first URL outside them
+    a page showed (its trace and video are then not kept)."""
 
     def confine_file_urls(self, roots: tuple[Path, ...]) -> None: ...
+
+    def file_url_breach(self) -> str | None: ...
 
 
 # -- web -------------------------------------------------------------------------------------------
