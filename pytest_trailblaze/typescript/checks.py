@@ -35,7 +35,7 @@ from ..workspace.model import Target, Workspace
 from . import ASSETS
 from .analysis import analyze
 from .clientdts import LOOSE_ENTRY, TypeWriter, client_dts, map_entries, sibling_entries
-from .discovery import code_files, shown, unusable
+from .discovery import code_files, shown, tool_tree, tools_folder, unusable
 from .runtime import NO_BUN_FOR_TESTS, NO_TYPESCRIPT, find_node, find_program, find_typescript
 
 TEST_TIMEOUT_S = 300.0
@@ -65,10 +65,13 @@ def check_typescript(
     targets = {t.source.parent: t for t in ws.targets.values()}
     here = Path.cwd()
     for path in ws.trailmaps.values():
-        tools_dir = path.parent / "tools"
-        # the tool files refused are the loader's findings already; the tests are check's own
-        files = list(code_files(tools_dir, ws.code, limit=ws.max_file_bytes)) if tools_dir.is_dir() else []
-        tests = sorted(_tests(tools_dir)) if tools_dir.is_dir() else []
+        # a tools/ folder linked from outside, and the tool files refused, are the loader's
+        # findings already; the tests are check's own
+        tools_dir, _ = tools_folder(path.parent, ws.code)
+        if tools_dir is None:
+            continue
+        files = list(code_files(tools_dir, ws.code, limit=ws.max_file_bytes))
+        tests = list(_tests(tools_dir))
         refused = {t: unusable(t, ws.code, ws.max_file_bytes) for t in tests}
         problems += [p for p in refused.values() if p is not None]
         tests = [t for t in tests if refused[t] is None]
@@ -94,12 +97,7 @@ def check_typescript(
 
 
 def _tests(tools_dir: Path) -> Iterable[Path]:
-    for path in tools_dir.rglob("*.test.*"):
-        parts = path.relative_to(tools_dir).parts
-        if re.search(r"\.test\.[mc]?[jt]s$", path.name) and not any(
-            p.startswith(".") or p in ("node_modules", "mcp") for p in parts[:-1]
-        ):
-            yield path
+    return (p for p in tool_tree(tools_dir) if re.search(r"\.test\.[mc]?[jt]s$", p.name))
 
 
 def _write_support(

@@ -24,7 +24,7 @@ from yaml.nodes import MappingNode
 
 from ..core.errors import Problem, SourceSpan
 from ..core.jsondata import JsonObject
-from ..core.system.files import DEFAULT_MAX_BYTES, FileRefused, read_source, refusal
+from ..core.system.files import DEFAULT_MAX_BYTES, FileRefused, read_source, refusal, walk
 from ..core.system.pycall import ALLOW_OUTSIDE_OPTION, CodeRoots
 from ..core.trail.yamlsource import Source
 from .analysis import Analysis, TypedExport, analyze
@@ -82,9 +82,8 @@ def code_files(
 
     A file whose real path leaves ``code``'s roots, or that is larger than ``limit``, is not a
     candidate: why goes to ``refused`` (when given), for the caller to report."""
-    for path in sorted(tools_dir.rglob("*")):
-        parts = path.relative_to(tools_dir).parts
-        if any(p.startswith(".") or p in SKIPPED_FOLDERS for p in parts[:-1]) or not path.is_file():
+    for path in tool_tree(tools_dir):
+        if not path.is_file():
             continue
         name = path.name
         if name.endswith(CODE_SUFFIXES) and not re.search(r"\.(test|spec)\.[mc]?[jt]s$|\.d\.[mc]?ts$", name):
@@ -93,6 +92,28 @@ def code_files(
                 yield path
             elif refused is not None:
                 refused.append(problem)
+
+
+def tool_tree(tools_dir: Path) -> list[Path]:
+    """Everything under ``tools/``, sorted, but what is in hidden, ``mcp/``, ``node_modules/`` or
+    ``dist/`` folders; links to folders are not followed, so a link cannot widen the walk."""
+    found = []
+    for path in walk(tools_dir, lambda _: True):
+        parts = path.relative_to(tools_dir).parts
+        if not any(p.startswith(".") or p in SKIPPED_FOLDERS for p in parts[:-1]):
+            found.append(path)
+    return sorted(found)
+
+
+def tools_folder(trailmap_dir: Path, code: CodeRoots | None) -> tuple[Path | None, Problem | None]:
+    """The trailmap's ``tools/`` folder, or None when it has none; with the problem of a
+    ``tools/`` that is a link leading outside the workspace root (then neither read nor walked)."""
+    tools_dir = trailmap_dir / "tools"
+    if not tools_dir.is_dir():
+        return None, None
+    if code is not None and not held(tools_dir, code):
+        return None, outside_problem(tools_dir, code)
+    return tools_dir, None
 
 
 def unusable(path: Path, code: CodeRoots | None, limit: int) -> Problem | None:
@@ -109,14 +130,16 @@ def held(path: Path, code: CodeRoots | None) -> bool:
 
 
 def outside_problem(path: Path, code: CodeRoots) -> Problem:
-    """A tool file (or test) that is a link leading outside the workspace root, at the file."""
+    """A tool file, test or ``tools/`` folder that is a link leading outside the workspace root,
+    at the link."""
     root = " or ".join(str(r) for r in code.roots)
+    what = "folder" if path.is_dir() else "file"
     return Problem(
         SourceSpan(shown(path), 1, 1),
         f"{path.name} is a link that leads outside the workspace root",
         why=f"it points to {path.resolve()}; TypeScript tools and their tests run only from inside "
         f"{root}, so a link in tools/ cannot bring in code from elsewhere on this machine",
-        fix=f"copy the file into tools/ instead of linking to it; if you trust it, pass "
+        fix=f"copy the {what} into the trailmap instead of linking to it; if you trust it, pass "
         f"{ALLOW_OUTSIDE_OPTION} (pytest) or --allow-outside-code (trailblaze check / toolbox)",
     )
 
@@ -141,9 +164,9 @@ def discover(
     """The TypeScript tools of one trailmap and the problems found reading them; with ``code``,
     only files inside its roots (the workspace's) are read and become tools; files above
     ``limit`` bytes are refused unread."""
-    tools_dir = trailmap_dir / "tools"
-    if not tools_dir.is_dir():
-        return Discovered()
+    tools_dir, linked_out = tools_folder(trailmap_dir, code)
+    if tools_dir is None:
+        return Discovered(problems=[linked_out] if linked_out is not None else [])
     problems: list[Problem] = []
     missing: list[Problem] = []
     files = list(code_files(tools_dir, code, problems, limit))

@@ -214,6 +214,38 @@ def test_toolset_globs_that_leave_the_workspace_are_collection_errors(escaping_w
     assert "Traceback" not in output and "INTERNALERROR" not in output
 
 
+@pytest.mark.parametrize("where", ["/", "outside"])
+def test_a_tools_folder_linked_from_outside_is_refused_at_the_link_unwalked(
+    tmp_path: Path, where: str
+) -> None:
+    """A trailmap whose ``tools/`` is itself a link out (to ``/``, or to a folder of code beside
+    the project) is one located problem in check and at collection, found without walking it."""
+    project = tmp_path / "project"
+    trailmap = project / "trails" / "config" / "trailmaps" / "shop"
+    trailmap.mkdir(parents=True)
+    (project / "trails" / "config" / "trailblaze.yaml").write_text("targets: [shop]\n")
+    (trailmap / "trailmap.yaml").write_text("id: shop\ntarget:\n  display_name: Shop\n")
+    (project / "trails" / "shop.trail.yaml").write_text("config:\n  target: shop\n" + GOOD)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "shop_leak.ts").write_text(f"// {OUTSIDE_SECRET}\nexport const shop_leak = 1;\n")
+    (trailmap / "tools").symlink_to("/" if where == "/" else outside)
+    problem = "trails/config/trailmaps/shop/tools:1:1: tools is a link that leads outside the workspace root"
+
+    checked = console(
+        "check", "--no-servers", "--no-tool-tests", "--no-typecheck", "trails", cwd=project, timeout=60
+    )
+    collected = collect(project, "-q", timeout=60)
+
+    assert problem in checked.stdout, checked.stdout + checked.stderr
+    assert checked.returncode == 1 and checked.stdout.splitlines()[-1].endswith("problem(s)"), checked.stdout
+    output = collected.stdout + collected.stderr
+    assert problem in output, output
+    for out in (checked.stdout + checked.stderr, output):
+        assert OUTSIDE_SECRET not in out and "Traceback" not in out and "INTERNALERROR" not in out
+        assert "/proc/" not in out
+
+
 def test_a_link_pytest_would_pass_over_anyway_gets_no_warning(tmp_path: Path) -> None:
     """A linked `node_modules` (pytest's `norecursedirs`) or a linked folder beside the paths given
     is never walked: warning about it would only teach people to ignore the warning."""

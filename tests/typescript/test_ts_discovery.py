@@ -454,10 +454,9 @@ def test_a_linked_tools_folder_or_descriptor_leading_outside_brings_no_tool(tmp_
     (trailmap_dir / "tools").symlink_to(elsewhere)
     ws = load(project)
     assert ws.ts_tools == {}
+    # one problem at the link: the folder is neither walked nor read
     assert sorted(at(p) for p in ws.errors) == [
-        ("shop_login.js", 1, 1),
-        ("shop_login.yaml", 1, 1),
-        ("shop_web_outsider.ts", 1, 1),
+        ("tools", 1, 1),
         ("trailmap.yaml", 1, 1),  # its tool-file pattern reaches the linked folder
     ]
     assert all("outside" in p.what for p in ws.errors)
