@@ -6,9 +6,10 @@ pytest's exit code, no summary and no report (``trailblaze check`` even exited 0
 ``foreign_code()`` both become ``ForeignExit``, an ordinary error the caller reports as a failure
 at the code's file or step.
 
-A real Ctrl-C is told apart by its signal: while the block runs on the main thread, SIGINT is
-noted before the handler that was installed (Python's, pytest's, ours) runs, and a
-``KeyboardInterrupt`` after a noted SIGINT still stops the run.
+A real Ctrl-C is told apart by its signal: while the block runs on the main thread, SIGINT and
+SIGTERM (which the plugin turns into a ``KeyboardInterrupt`` too) are noted before the handler
+that was installed (Python's, pytest's, ours) runs, and a ``KeyboardInterrupt`` after a noted
+signal still stops the run.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ class ForeignExit(Exception):
 @contextmanager
 def foreign_code() -> Iterator[None]:
     """A block that runs a stranger's code: its own ``SystemExit`` / ``KeyboardInterrupt`` are errors."""
-    watch = _SigintWatch.install()
+    watch = _SignalWatch.install()
     try:
         yield
     except SystemExit as exc:
@@ -43,31 +44,45 @@ def foreign_code() -> Iterator[None]:
             watch.remove()
 
 
-class _SigintWatch:
-    """Notes a SIGINT, then hands it to the handler that was there before."""
+#: The signals that stop a run by raising ``KeyboardInterrupt`` (SIGTERM through the plugin's handler).
+WATCHED = (signal.SIGINT, signal.SIGTERM)
 
-    def __init__(self, previous: Callable[[int, FrameType | None], object] | int | None) -> None:
-        self.previous = previous
+Handler = Callable[[int, FrameType | None], object] | int | None
+
+
+class _SignalWatch:
+    """Notes a SIGINT or SIGTERM, then hands it to the handler that was there before."""
+
+    def __init__(self) -> None:
+        self.previous: dict[int, Handler] = {}
         self.received = False
 
     @classmethod
-    def install(cls) -> _SigintWatch | None:
+    def install(cls) -> _SignalWatch | None:
         if threading.current_thread() is not threading.main_thread():
             return None  # signals reach the main thread only; a KeyboardInterrupt here is the code's own
+        watch = cls()
         try:
-            watch = cls(signal.getsignal(signal.SIGINT))
-            signal.signal(signal.SIGINT, watch.handle)
+            for signum in WATCHED:
+                watch.previous[signum] = signal.getsignal(signum)
+                signal.signal(signum, watch.handle)
         except (ValueError, OSError, TypeError):
+            watch.remove()
             return None
         return watch
 
     def handle(self, signum: int, frame: FrameType | None) -> None:
         self.received = True
-        if callable(self.previous):
-            self.previous(signum, frame)
-        elif self.previous == signal.SIG_DFL:
+        previous = self.previous.get(signum)
+        if callable(previous):
+            previous(signum, frame)
+        elif previous == signal.SIG_DFL and signum == signal.SIGINT:
             raise KeyboardInterrupt
+        elif previous == signal.SIG_DFL:  # SIGTERM with no handler of anyone's: end as it would have
+            self.remove()
+            signal.raise_signal(signum)
 
     def remove(self) -> None:
-        if signal.getsignal(signal.SIGINT) == self.handle:
-            signal.signal(signal.SIGINT, self.previous if self.previous is not None else signal.SIG_DFL)
+        for signum, previous in self.previous.items():
+            if signal.getsignal(signum) == self.handle:
+                signal.signal(signum, previous if previous is not None else signal.SIG_DFL)
