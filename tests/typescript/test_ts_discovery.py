@@ -66,9 +66,7 @@ def ts_loader(**options: Any) -> WorkspaceLoader:
 
 
 def load(root: Path) -> Workspace:
-    return ts_loader().load(
-        root / "trails" / "config"
-    )
+    return ts_loader().load(root / "trails" / "config")
 
 
 def workspace(tmp_path: Path, ts, files: dict[str, str], listed: list[str], extra: str = "") -> Workspace:
@@ -542,3 +540,17 @@ def test_a_tool_file_above_the_size_limit_is_refused_unread(tmp_path: Path, ts) 
     ).load(tmp_path / "trails/config")
     assert [at(p) for p in small_limit.errors] == [("shop_big.ts", 1, 1)]
     assert "more than the 2 KB a file may have" in small_limit.errors[0].what
+
+
+def test_the_readmes_typescript_tool_is_a_tool_as_the_readme_says(tmp_path: Path, ts) -> None:
+    from release.readme_blocks import section
+
+    ws = workspace(tmp_path, ts, {"shop_web_countTo.ts": section("ts-tool")}, ["shop_web_countTo"])
+    assert errors(ws) == []
+    tool = ws.ts_tools["shop_web_countTo"]
+    assert tool.description == "Click Increment until the counter shows `target`."
+    assert tool.schema["properties"]["target"] == {
+        "type": "number",
+        "description": "The number the counter should show.",
+    }
+    assert tool.schema["required"] == ["target"] and tool.spec["supportedPlatforms"] == ["web"]
