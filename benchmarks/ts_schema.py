@@ -14,6 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from pytest_trailblaze.session.workspaces import typescript_tools
 from pytest_trailblaze.tools import builtin_tools
 from pytest_trailblaze.typescript import runtime
 from pytest_trailblaze.typescript.clientdts import builtin_digest
@@ -63,7 +64,7 @@ def write(root: Path) -> Path:
 
 def load_seconds(config: Path, builtins: list[str]) -> float:
     began = time.perf_counter()
-    ws = WorkspaceLoader(builtin_names=builtins).load(config)
+    ws = WorkspaceLoader(builtin_names=builtins, scripted_tools=typescript_tools).load(config)
     elapsed = time.perf_counter() - began
     assert not ws.errors and len(ws.ts_tools) == 10, [p.format() for p in ws.errors]
     return elapsed

@@ -27,6 +27,7 @@ from pytest_trailblaze.core.tooling.memory import Memory
 from pytest_trailblaze.core.tooling.registry import ToolRegistry
 from pytest_trailblaze.core.tooling.tooldef import tool
 from pytest_trailblaze.mcp.toolsets import McpToolsets
+from pytest_trailblaze.session.workspaces import typescript_tools
 from pytest_trailblaze.typescript import runtime
 from pytest_trailblaze.typescript.hosts import TsHosts
 from pytest_trailblaze.typescript.ts_tools import TsTool, bind
@@ -58,7 +59,7 @@ def workspace(root: Path) -> Any:
         "id: bench\ntarget:\n  display_name: Bench\n  tools: [bench_once]\n"
     )
     (config / "trailmaps/bench/tools/bench_once.ts").write_text(TOOL)
-    ws = WorkspaceLoader().load(config)
+    ws = WorkspaceLoader(scripted_tools=typescript_tools).load(config)
     assert not ws.errors, [p.format() for p in ws.errors]
     return ws
 
