@@ -239,7 +239,10 @@ def _unknowable(trail: Trail, target: Target | None, error: TrailblazeError) -> 
     span = trail.config.spans.get("target") or SourceSpan(trail.path, 1, 1)
     fix = "rename one of them" if isinstance(error, RegistryError) else "fix the MCP server"
     what = f"cannot check the tools of target '{target.id if target else ''}'"
-    return Problem(span, what, why=first_line(error), fix=fix)
+    # a server's failure says its command, the last lines of its stderr and its log: keep them
+    lines = str(error).strip().splitlines() or [first_line(error)]
+    why = "\n".join([lines[0], *(f"  {line}" for line in lines[1:])])
+    return Problem(span, what, why=why, fix=fix)
 
 
 def _pattern_of(path: Path) -> str:

@@ -227,6 +227,27 @@ def test_trailblaze_check_reports_a_server_tool_colliding_with_a_builtin_at_the_
     assert left == {}, f"server processes survived the check: {left}"
 
 
+def test_trailblaze_check_says_why_a_server_did_not_start_with_its_stderr_and_log(pytester, fx) -> None:
+    crash = pytester.path / "crash.py"
+    crash.write_text("import sys\nsys.stderr.write('boom: no config file at ./server.toml\\n')\nsys.exit(3)\n")
+    servers = f"""    - name: crasher
+      command: {sys.executable}
+      args: ["{crash}"]"""
+    fx.workspace(pytester.path, servers)
+    fx.write(pytester.path, "trails/one.trail.yaml", fx.trail("fx/one", "        - pyfx_echo: {message: hi}"))
+    console = Path(sys.executable).with_name("trailblaze")
+
+    done = subprocess.run(
+        [console, "check", "trails"], cwd=pytester.path, capture_output=True, text=True, timeout=120
+    )
+
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "trails/one.trail.yaml:3:11: cannot check the tools of target 'fx'" in done.stdout
+    assert "why: MCP server crasher exited with code 3 during start-up" in done.stdout
+    assert "boom: no config file at ./server.toml" in done.stdout, done.stdout
+    assert "log: " in done.stdout and "Traceback" not in done.stdout + done.stderr
+
+
 # -- -n 2: what servers see, and nothing survives ----------------------------------------------------------
 CALLS = """        - pyfx_echo: { message: "hello {{user}}" }
         - pyfx_env: {}
