@@ -229,7 +229,9 @@ def test_trailblaze_check_reports_a_server_tool_colliding_with_a_builtin_at_the_
 
 def test_trailblaze_check_says_why_a_server_did_not_start_with_its_stderr_and_log(pytester, fx) -> None:
     crash = pytester.path / "crash.py"
-    crash.write_text("import sys\nsys.stderr.write('boom: no config file at ./server.toml\\n')\nsys.exit(3)\n")
+    crash.write_text(
+        "import sys\nsys.stderr.write('boom: no config file at ./server.toml\\n')\nsys.exit(3)\n"
+    )
     servers = f"""    - name: crasher
       command: {sys.executable}
       args: ["{crash}"]"""
