@@ -190,6 +190,8 @@ def run_toolbox(args: argparse.Namespace) -> int:
         for problem in ws.errors:
             print(problem.format(), file=sys.stderr)
         return 1
+    for problem in ws.warnings:  # e.g. no TypeScript compiler: .ts tools listed without descriptions
+        print(problem.format(), file=sys.stderr)
     target = ws.resolve_target(args.target)
     if args.target and target is None:
         hint = did_you_mean(args.target, ws.targets)

@@ -52,6 +52,19 @@ def test_toolbox_lists_the_six_tools_with_their_tsdoc(
         assert listed[name].endswith(doc) and "typescript:" in listed[name]
 
 
+def test_toolbox_without_a_compiler_says_why_the_tools_have_no_description(
+    upstream: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("pytest_trailblaze.typescript.discovery.find_typescript", lambda starts: None)
+    assert main(["toolbox", "--target", "playwrightSample", "--platform", "web"]) == 0
+    out, err = capsys.readouterr()
+    assert sorted(line.split()[0] for line in out.splitlines() if line.startswith("playwrightSample_")) == [
+        name for name, _ in SIX
+    ]
+    assert "warning: the TypeScript compiler was not found" in err
+    assert "fix: `npm install --save-dev typescript`" in err
+
+
 def test_check_passes_on_the_corpus_trailmap_and_writes_the_editor_files(
     upstream: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
