@@ -197,9 +197,19 @@ def _short_arguments(turn: Turn) -> Turn:
     except ValueError:
         return replace(turn, call=replace(turn.call, arguments=_cut_text(turn.call.arguments)))
     if not isinstance(args, dict):
-        return turn
-    short = {k: _cut_text(v) if isinstance(v, str) else v for k, v in args.items()}
+        return replace(turn, call=replace(turn.call, arguments=_cut_text(turn.call.arguments)))
+    short = {k: _cut_value(v) for k, v in args.items()}
     return replace(turn, call=replace(turn.call, arguments=json.dumps(short, ensure_ascii=False)))
+
+
+def _cut_value(value: object) -> object:
+    """A long string cut; a long list or object as its JSON text, cut (short values stay)."""
+    if isinstance(value, str):
+        return _cut_text(value)
+    if isinstance(value, dict | list):
+        text = json.dumps(value, ensure_ascii=False)
+        return value if len(text) <= CUT_ARGUMENT_CHARS else _cut_text(text)
+    return value
 
 
 def _cut_text(text: str) -> str:

@@ -138,6 +138,28 @@ def test_long_values_in_the_calls_are_cut_before_the_screen_and_stay_json() -> N
     assert window.estimate(fitted) <= window.prompt_budget()
 
 
+def test_long_lists_objects_and_unreadable_arguments_are_cut_too() -> None:
+    nested = json.dumps({"ref": "e1", "items": list(range(800)), "deep": {"k": "v" * 900}, "n": 3})
+    unreadable = "{" + "z" * 2500
+    for arguments in (nested, unreadable):
+        call = ToolRequest("call_1", "web_click", arguments)
+        whole = conversation([Turn("assistant", "", call=call), Turn("result", "ok", call=call)])
+        window = window_for(whole, len(arguments) - 400)
+        fitted = window.fit(whole)
+        sent = fitted.turns[1].call.arguments
+        assert len(sent) < 600 and window.estimate(fitted) <= window.prompt_budget(), sent
+        assert fitted.turns[-1] == whole.turns[-1]
+    sent = json.loads(fit_arguments(nested))
+    assert sent["ref"] == "e1" and sent["n"] == 3
+    assert sent["items"].startswith("[0, 1, 2") and sent["items"].endswith("characters left out)")
+
+
+def fit_arguments(arguments: str) -> str:
+    call = ToolRequest("call_1", "web_click", arguments)
+    whole = conversation([Turn("assistant", "", call=call), Turn("result", "ok", call=call)])
+    return window_for(whole, len(arguments) - 400).fit(whole).turns[1].call.arguments
+
+
 def test_the_screen_is_cut_last_at_a_line_end_and_says_so() -> None:
     whole = conversation(exchange(1))
     window = window_for(whole, 300)
