@@ -16,8 +16,8 @@ the prose of earlier replies and the long results of earlier calls are cut; then
 calls leave the history (the objective turn says how many and which, so the model knows they
 were made); then the latest reply's prose and result are cut too, then the long values in the
 calls' arguments (the tools ran with them whole: this is the model's memory of them); last, the
-current screen is cut at the end. The objective and the latest call always stay. What cannot be made to fit is
-sent as it is, and the server's refusal reaches the step's failure in its own words.
+current screen is cut at the end. The objective and the latest call always stay. What cannot be
+made to fit is sent as it is, and the server's refusal reaches the step's failure in its own words.
 """
 
 from __future__ import annotations
@@ -91,8 +91,8 @@ class ContextWindow:
         return math.ceil(size_of(conversation) / self.chars_per_token)
 
     def observe(self, conversation: Conversation, input_tokens: int) -> None:
-        """Take the rate from a reply's usage for the request it answered (text-only requests:
-        a picture's tokens do not scale with characters)."""
+        """Take the rate from the tokens a server counted for a request (its reply's usage, or its
+        refusal's count); text-only requests: a picture's tokens do not scale with characters."""
         if input_tokens > 0 and not any(t.image is not None for t in conversation.turns):
             self.chars_per_token = max(size_of(conversation) / input_tokens, 0.5)
 
@@ -104,9 +104,7 @@ class ContextWindow:
             if found is None:
                 continue
             self.tokens = int(found["limit"])
-            sent = found.groupdict().get("sent")
-            if sent and not any(t.image is not None for t in conversation.turns):
-                self.chars_per_token = max(size_of(conversation) / int(sent), 0.5)
+            self.observe(conversation, int(found.groupdict().get("sent") or 0))
             return True
         return False
 
@@ -143,7 +141,7 @@ class ContextWindow:
             left_out += middle[:cut]
             middle, last = middle[cut:], last - cut
             fitted = _rebuilt(conversation, objective, middle, screen, left_out)
-        if self.estimate(fitted) > budget:
+        if self.estimate(fitted) > budget:  # only the latest exchange is left by now
             middle = [_trimmed(t) for t in middle]
             fitted = _rebuilt(conversation, objective, middle, screen, left_out)
         if self.estimate(fitted) > budget:
@@ -155,11 +153,6 @@ class ContextWindow:
             shown = _cut_screen(screen.text, keep)
             fitted = _rebuilt(conversation, objective, middle, replace(screen, text=shown), left_out)
         return fitted
-
-
-def is_length_refusal(cause: str) -> bool:
-    """True when a server's error text refuses a request for its length and names its limit."""
-    return any(pattern.search(cause) for pattern in _REFUSALS)
 
 
 def _last_exchange(middle: list[Turn]) -> int:

@@ -148,8 +148,8 @@ class ConfinedFiles:
             for frame in page.frames:
                 refusal = self.file_urls.refusal(frame.url)
                 if refusal:
-                    if self._watch is not None and self._watch.breach is None:
-                        self._watch.breach = frame.url
+                    if self._watch is not None:
+                        self._watch.navigated(frame)  # a page the listeners have not seen yet
                     self._told = self.file_url_breach()
                     what = self._blank(page)
                     raise ToolFailure(f"the page went to {refusal}\n  the page {what}")

@@ -15,6 +15,7 @@ from pathlib import Path
 from ..agent.models import check_overrides
 from ..agent.spec import model_problem
 from ..core.errors import Problem
+from ..core.system.files import DEFAULT_MAX_BYTES
 from ..tools import builtin_tools
 from ..workspace import Workspace, WorkspaceLoader
 from ..workspace.loader import LoadedTrailmap
@@ -33,17 +34,16 @@ def workspace_loader(settings: Settings) -> WorkspaceLoader:
 
 
 def loader_of(
-    *, strict: bool = False, allow_outside_code: bool = False, max_file_bytes: int | None = None
+    *, strict: bool = False, allow_outside_code: bool = False, max_file_bytes: int = DEFAULT_MAX_BYTES
 ) -> WorkspaceLoader:
     """A workspace loader that knows the built-in tools and reads the trailmaps' TypeScript tools,
     as pytest, ``trailblaze check`` and ``toolbox`` load workspaces."""
-    limit = {} if max_file_bytes is None else {"max_file_bytes": max_file_bytes}
     return WorkspaceLoader(
         builtin_names=(t.name for t in builtin_tools()),
         strict=strict,
         allow_outside_code=allow_outside_code,
+        max_file_bytes=max_file_bytes,
         scripted_tools=typescript_tools,
-        **limit,
     )
 
 

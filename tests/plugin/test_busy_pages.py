@@ -20,6 +20,25 @@ TIMEOUT_MS = 3000
 BUSY_PAGE = "data:text/html,<h1>busy</h1><script>while(true){}</script>"
 LATER_BUSY = "data:text/html,<h1>fine</h1><button onclick='while(true){}'>Spin</button>"
 SPINS_SOON = "data:text/html,<h1>soon</h1><script>setTimeout(() => { while (true) {} }, 300)</script>"
+
+
+def spins_soon_then(name: str, step: str, call: str) -> str:
+    """A trail that opens a page which starts spinning a moment later, then tries ``call`` on it."""
+    return f"""
+        config: {{ id: busy/{name} }}
+        trail:
+          - step: Open a page that starts spinning a moment later
+            recording:
+              web:
+                - web_navigate: {{ url: "{SPINS_SOON}" }}
+                - web_wait: {{ seconds: 1 }}
+          - step: {step}
+            recording:
+              web:
+                - {call}
+        """
+
+
 TRAILS = {
     "trails/a_loads_busy.trail.yaml": f"""
         config: {{ id: busy/loads }}
@@ -61,45 +80,15 @@ TRAILS = {
               web:
                 - web_verifyTextVisible: {{ text: "fine" }}
         """,
-    "trails/d_leave.trail.yaml": f"""
-        config: {{ id: busy/leave }}
-        trail:
-          - step: Open a page that starts spinning a moment later
-            recording:
-              web:
-                - web_navigate: {{ url: "{SPINS_SOON}" }}
-                - web_wait: {{ seconds: 1 }}
-          - step: Try to leave it
-            recording:
-              web:
-                - web_navigate: {{ url: "data:text/html,<h1>elsewhere</h1>" }}
-        """,
-    "trails/d_verify_text.trail.yaml": f"""
-        config: {{ id: busy/verifytext }}
-        trail:
-          - step: Open a page that starts spinning a moment later
-            recording:
-              web:
-                - web_navigate: {{ url: "{SPINS_SOON}" }}
-                - web_wait: {{ seconds: 1 }}
-          - step: Look for a text on it
-            recording:
-              web:
-                - web_verifyTextVisible: {{ text: "nowhere" }}
-        """,
-    "trails/d_verify_element.trail.yaml": f"""
-        config: {{ id: busy/verifyelement }}
-        trail:
-          - step: Open a page that starts spinning a moment later
-            recording:
-              web:
-                - web_navigate: {{ url: "{SPINS_SOON}" }}
-                - web_wait: {{ seconds: 1 }}
-          - step: Look for an element on it
-            recording:
-              web:
-                - web_verifyElementVisible: {{ ref: "css=#nowhere" }}
-        """,
+    "trails/d_leave.trail.yaml": spins_soon_then(
+        "leave", "Try to leave it", 'web_navigate: { url: "data:text/html,<h1>elsewhere</h1>" }'
+    ),
+    "trails/d_verify_text.trail.yaml": spins_soon_then(
+        "verifytext", "Look for a text on it", 'web_verifyTextVisible: { text: "nowhere" }'
+    ),
+    "trails/d_verify_element.trail.yaml": spins_soon_then(
+        "verifyelement", "Look for an element on it", 'web_verifyElementVisible: { ref: "css=#nowhere" }'
+    ),
     "trails/e_after.trail.yaml": """
         config: { id: busy/after }
         trail:
@@ -148,8 +137,10 @@ def test_busy_pages_fail_their_step_within_the_timeout_and_the_run_goes_on(
         in out
     )
     # waiting assertions on a page that started spinning while they wait
-    for step, what in (("Look for a text on it", "looking for text 'nowhere'"),
-                       ("Look for an element on it", "css=#nowhere")):
+    for step, what in (
+        ("Look for a text on it", "looking for text 'nowhere'"),
+        ("Look for an element on it", "css=#nowhere"),
+    ):
         assert f"step 2/2 '{step}': {what}: the page did not answer within" in out, out[-4000:]
     assert "Traceback" not in out and "INTERNALERROR" not in out
     # seven busy trails, each bounded by the 3 s timeout plus short probes, and browser start-up
