@@ -38,7 +38,7 @@ ParamType = Literal["string", "integer", "boolean", "number", "array", "object"]
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
 
 class PlatformConfig(Strict):
