@@ -23,7 +23,6 @@ import socket
 import subprocess
 import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -89,6 +88,11 @@ class LocalAppiumServer:
         return self.url
 
     def _wait_ready(self) -> None:
+        """Poll ``/status`` until the server answers. ``urllib.request`` is imported here, not with
+        the module: it pulls in ``http.client`` and ``ssl`` (10–30 ms), which a web-only run,
+        whose options still name this module's log levels, should not pay for at start-up."""
+        import urllib.request
+
         deadline = time.monotonic() + SERVER_START_S
         while time.monotonic() < deadline:
             if self.process is not None and self.process.poll() is not None:
