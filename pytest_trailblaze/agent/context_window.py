@@ -31,7 +31,7 @@ import math
 import re
 from dataclasses import dataclass, field, replace
 
-from .token_estimate import PER_CALL, PER_TURN, text_units, tool_units
+from .token_estimate import PER_CALL, PER_TURN, text_units
 from .wire import Conversation, ToolSpec, Turn
 
 #: Tokens always left for the model's answer: a tool call with a short reason.
@@ -105,7 +105,7 @@ def _frame_of(conversation: Conversation) -> _Frame:
         (t.name, t.description, json.dumps(t.parameters, sort_keys=True, default=str)) for t in tools
     )
     units = PER_TURN + text_units(conversation.system)
-    units += sum(tool_units(t.name, t.description, t.parameters) for t in tools)
+    units += sum(PER_CALL + sum(map(text_units, schema)) for schema in schemas)  # name, words, JSON
     return _Frame(conversation.system, tools, hash((conversation.system, schemas)), units)
 
 
@@ -194,7 +194,7 @@ class ContextWindow:
         room = int(self.tokens * (1 - MARGIN)) - self.estimate(conversation)
         return max(MIN_ANSWER_TOKENS, room)
 
-    def _cut_screen(self, text: str, excess: int) -> str:
+    def _shortened_screen(self, text: str, excess: int) -> str:
         """The screen with at least ``excess`` tokens' worth of lines cut from its end, at the
         screen's own density (units a character) and the turns' rate."""
         density = text_units(text) / len(text) if text else 1.0
@@ -241,7 +241,7 @@ class ContextWindow:
             fitted = _rebuilt(conversation, objective, middle, screen, left_out)
         excess = self.estimate(fitted) - budget
         if excess > 0:
-            shown = self._cut_screen(screen.text, excess)
+            shown = self._shortened_screen(screen.text, excess)
             fitted = _rebuilt(conversation, objective, middle, replace(screen, text=shown), left_out)
         return fitted
 

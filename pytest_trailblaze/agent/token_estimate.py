@@ -13,11 +13,7 @@ usage servers report, how many of the model's tokens a unit is.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
 from functools import lru_cache
-
-from ..core.jsondata import JsonValue
 
 #: Units a character of each kind weighs: small letters merge into words of about four letters
 #: a token, capitals into half as many (identifiers, random text); digits stand alone and break
@@ -65,9 +61,3 @@ def text_units(text: str) -> float:
         + counts["n"] * LINE_BREAK
         + other_bytes * OTHER_BYTE
     )
-
-
-def tool_units(name: str, description: str, parameters: Mapping[str, JsonValue]) -> float:
-    """Units of one tool's definition as a request carries it."""
-    schema = json.dumps(parameters, ensure_ascii=False, default=str)
-    return PER_CALL + text_units(name) + text_units(description) + text_units(schema)
