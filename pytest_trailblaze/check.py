@@ -12,7 +12,6 @@ tools included, whoever calls them), naming and scoping.
 from __future__ import annotations
 
 import functools
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
@@ -36,6 +35,7 @@ from .core.tooling.tooldef import ToolDescriptor
 from .core.trail.model import Trail
 from .core.trail.parse import TRAIL_FILE_PATTERNS, load_trail, script_problems
 from .mcp.server import handshake_timeout_default
+from .mcp.serverlog import CommandLogs
 from .mcp.toolsets import McpToolsets
 from .session.registries import discovery_device, discovery_registry
 from .session.trail_walk import trail_files, workspaces_under
@@ -90,7 +90,10 @@ class Checker:
         self.strict = strict
         self.report = CheckReport()
         self.servers = servers
-        self.log_dir = log_dir or Path(tempfile.gettempdir()) / "trailblaze-check-logs"
+        #: Server logs go to ``log_dir``, or (made when the first server starts) to a folder of this
+        #: check's own that ``run`` removes unless a problem names a log in it.
+        self.log_dir = log_dir
+        self._own_logs: CommandLogs | None = None
         self._mcp: McpToolsets | None = None
         self._noted: set[Problem] = set()
         self._workspaces: list[Workspace] = []
@@ -111,6 +114,8 @@ class Checker:
             if self._mcp is not None:
                 self._mcp.close()
         self.report.problems = unique(self.report.problems)
+        if self._own_logs is not None:
+            self._own_logs.finish(problem.format() for problem in self.report.problems)
         return self.report
 
     def workspace(self, config_dir: Path) -> Workspace:
@@ -149,6 +154,9 @@ class Checker:
 
     def mcp(self) -> McpToolsets:
         if self._mcp is None:
+            if self.log_dir is None:
+                self._own_logs = CommandLogs("check")
+                self.log_dir = self._own_logs.path
             self._mcp = McpToolsets(
                 self.log_dir, handshake_timeout=handshake_timeout_default(), call_timeout=30.0, worker="check"
             )

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -23,6 +22,7 @@ from .core.trail.naming import category
 from .core.trail.yamlsource import did_you_mean
 from .drivers import ffmpeg
 from .mcp.server import handshake_timeout_default
+from .mcp.serverlog import CommandLogs
 from .mcp.toolsets import McpToolsets
 from .schemas import KINDS, path_of, shipped
 from .session.registries import discovery_device, discovery_registry
@@ -204,17 +204,20 @@ def run_toolbox(args: argparse.Namespace) -> int:
         return 2
     device = discovery_device(args.platform)
     device = replace(device, driver_key=args.driver or device.driver_key)
-    logs = Path(tempfile.gettempdir()) / "trailblaze-toolbox-logs"
+    logs = CommandLogs("toolbox")
     mcp = McpToolsets(
-        logs, handshake_timeout=handshake_timeout_default(), call_timeout=30.0, worker="toolbox"
+        logs.path, handshake_timeout=handshake_timeout_default(), call_timeout=30.0, worker="toolbox"
     )
+    failure = ""
     try:
         registry, _ = discovery_registry(builtins, ws, target, device, lambda: mcp, "toolbox")
     except (ToolServerError, RegistryError) as exc:
-        print(f"trailblaze toolbox: {exc}", file=sys.stderr)
+        failure = f"trailblaze toolbox: {exc}"
+        print(failure, file=sys.stderr)
         return 1
     finally:
         mcp.close()
+        logs.finish([failure])
     offered = toolbox(ws, target, registry)
     listing = callable_tools(registry) if args.all else offered
     _print_tools(listing, {d.name for d in offered})

@@ -15,8 +15,11 @@ artifacts again, or one stdout line of hundreds of megabytes. So:
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import threading
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,6 +92,19 @@ class ServerLog:
     def _note(self) -> str:
         dropped = f"{self.dropped_bytes:,} characters ({self.dropped_lines:,} lines)"
         return f"[trailblaze: {dropped} of earlier output dropped; this log keeps the last {self.limit:,}]\n"
+
+
+class CommandLogs:
+    """The server logs of one command (``trailblaze check``, ``toolbox``): a fresh folder of its
+    own, so runs never mix and none is left behind; ``finish`` removes it unless what the command
+    printed names it (a server that failed to start is reported with its log, which must stay)."""
+
+    def __init__(self, command: str) -> None:
+        self.path = Path(tempfile.mkdtemp(prefix=f"trailblaze-{command}-logs-"))
+
+    def finish(self, printed: Iterable[str]) -> None:
+        if not any(str(self.path) in text for text in printed):
+            shutil.rmtree(self.path, ignore_errors=True)
 
 
 @dataclass

@@ -7,8 +7,10 @@ the installed console script, as a pre-commit hook or CI job would.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -668,6 +670,68 @@ def test_without_servers_their_calls_are_warnings_that_say_how_to_check_them(tmp
     assert "trails/graph.trail.yaml:7:11: warning: tool 'create_entities' not checked (on web, step 1" in out
     assert "invalid arguments" not in out
     assert "fix: run without --no-servers to check it" in out
+
+
+def failing_server_workspace() -> dict[str, str]:
+    """A target whose one MCP server writes a line and exits before its handshake."""
+    return {
+        "trails/config/trailblaze.yaml": "targets: [kg]\n",
+        "trails/config/trailmaps/kg/trailmap.yaml": f"""
+            id: kg
+            target:
+              display_name: Knowledge graph
+              mcp_servers:
+                - command: {sys.executable}
+                  args: ["-c", "import sys; print('no graph file here', file=sys.stderr); sys.exit(3)"]
+        """,
+        "trails/graph.trail.yaml": """
+            config:
+              target: kg
+            trail:
+              - step: Read the graph
+                recording:
+                  web:
+                    - read_graph: {}
+        """,
+    }
+
+
+@pytest.fixture
+def temp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The system's temporary folder for this test alone: where commands put their server logs."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    return temp
+
+
+SERVER_COMMANDS = [["check", "trails"], ["toolbox", "--target", "kg"]]
+
+
+@pytest.mark.parametrize("command", SERVER_COMMANDS)
+def test_a_command_whose_servers_ran_leaves_no_logs(tmp_path: Path, temp_dir: Path, cli, command) -> None:
+    write_tree(tmp_path, memory_workspace(tmp_path / "graph.jsonl"))
+
+    code, out, err = cli(*command)
+
+    assert "create_entities" in out, out + err  # the server started and listed its tools
+    assert code == (1 if command[0] == "check" else 0), out + err
+    assert list(temp_dir.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", SERVER_COMMANDS)
+def test_a_failed_server_keeps_the_log_it_names(tmp_path: Path, temp_dir: Path, cli, command) -> None:
+    write_tree(tmp_path, failing_server_workspace())
+
+    code, out, err = cli(*command)
+
+    assert code == 1, out + err
+    logs = re.findall(r"log: (\S+)", out + err)
+    assert logs, out + err
+    for log in logs:
+        assert Path(log).parent.parent == temp_dir, log  # a folder of this run's own
+        assert "no graph file here" in Path(log).read_text(encoding="utf-8")
+    assert len(list(temp_dir.iterdir())) == 1
 
 
 def test_check_names_broken_links_and_folders_named_like_trails(tmp_path: Path, cli) -> None:
