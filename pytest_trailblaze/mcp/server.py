@@ -10,10 +10,12 @@ died under a call is a ``FatalToolError`` with its exit code and last stderr lin
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import os
 import queue
 import threading
+from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..core.errors import FatalToolError, ToolFailure, ToolServerError, first_line
 from ..core.jsondata import JsonObject
 from ..core.masking import Masker
+from ..core.system import waits
 from ..core.system.offloop import run_in_loop
 from ..core.tooling.context import ToolContext
 from ..core.tooling.tooldef import ToolResult
@@ -31,7 +34,6 @@ from .timeouts import handshake_timeout_default as handshake_timeout_default  # 
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Coroutine
-    from concurrent.futures import Future
 
     import mcp_types as types
     from anyio.from_thread import BlockingPortal
@@ -76,9 +78,23 @@ class Portal:
         """The event loop the servers run in (on its own thread)."""
         return self._loop()
 
+    def call(self, function: Callable[..., Any], *args: object) -> Any:
+        """``function(*args)`` (a coroutine function or a plain one) run in the loop: its result."""
+        return waits.result(self.get().start_task_soon(function, *args))
+
+    def start_task(
+        self, function: Callable[..., Coroutine[Any, Any, None]], *args: object
+    ) -> tuple[Future[None], Any]:
+        """Start ``function(*args, task_status=...)`` in the loop and wait until it reports started:
+        the task's future and the value it started with (an error before that is raised here)."""
+        status = _Started()
+        task = self.get().start_task_soon(functools.partial(function, *args, task_status=status))
+        task.add_done_callback(status.ended)
+        return task, waits.result(status.future)
+
     def _loop(self) -> asyncio.AbstractEventLoop:
         if self._event_loop is None:
-            self._event_loop = self.get().call(_running_loop)
+            self._event_loop = self.call(_running_loop)
         return self._event_loop
 
     def close(self) -> None:
@@ -88,8 +104,27 @@ class Portal:
             manager, portal = self._manager, self._portal
             self._manager, self._portal, self._event_loop = None, None, None
         if manager is not None and portal is not None:
-            portal.call(portal.stop, True)
+            waits.result(portal.start_task_soon(portal.stop, True))
             manager.__exit__(None, None, None)
+
+
+class _Started:
+    """A task's ``task_status``: what it reports started with goes to the thread that waits."""
+
+    def __init__(self) -> None:
+        self.future: Future[Any] = Future()
+
+    def started(self, value: object = None) -> None:
+        self.future.set_result(value)
+
+    def ended(self, task: Future[None]) -> None:
+        """The task ended: one that never reported started fails (or is cancelled) its wait."""
+        if self.future.done():
+            return
+        if task.cancelled():
+            self.future.cancel()
+        else:
+            self.future.set_exception(task.exception() or RuntimeError("the task ended before it started"))
 
 
 class McpServer:
@@ -126,9 +161,8 @@ class McpServer:
 
     def start(self) -> list[types.Tool]:
         """Spawn, handshake (under the watchdog) and list the tools; failures say why and how."""
-        portal = self.portal.get()
         try:
-            self._future, self.tools = portal.start_task(self.connection.run, self.handshake_timeout)
+            self._future, self.tools = self.portal.start_task(self.connection.run, self.handshake_timeout)
         except Exception as exc:  # anyio may wrap the cause in a group: the connection knows what happened
             self.broken = self._start_failure(exc)
             raise ToolServerError(self.broken) from None
@@ -149,7 +183,7 @@ class McpServer:
         if connection.handshake_timed_out:
             wait = f"{self.handshake_timeout:g} s"
             return self._describe(f"did not answer `initialize` within {wait}; it was killed")
-        code = self.portal.get().call(connection.wait_exit, 2.0)
+        code = self.portal.call(connection.wait_exit, 2.0)
         return self._describe(
             f"exited with code {code} during start-up" if code is not None else f"failed to start: {exc}"
         )
@@ -183,8 +217,8 @@ class McpServer:
         except TimeoutError:
             if self.connection.too_big:
                 self._too_big(name)
-            code = self.portal.get().call(self.connection.wait_exit, 0.0)
-            self.portal.get().call(self.connection.kill)
+            code = self.portal.call(self.connection.wait_exit, 0.0)
+            self.portal.call(self.connection.kill)
             if code is not None:  # it had died and nobody noticed: the call waited for nothing
                 self.broken = self._describe(f"died while running tool '{name}'", exit_code=code)
                 raise FatalToolError(self.broken, tool=name) from None
@@ -197,10 +231,10 @@ class McpServer:
                 self._too_big(name)
             # An error reply comes from a live server; a lost connection may be its death: give it a moment.
             wait = 0.0 if _is_error_reply(exc) else 2.0
-            code = self.portal.get().call(self.connection.wait_exit, wait)
+            code = self.portal.call(self.connection.wait_exit, wait)
             if code is None and not _is_error_reply(exc):  # the pipes closed, the process lives on
-                self.portal.get().call(self.connection.kill)
-                code = self.portal.get().call(self.connection.wait_exit, 0.0)
+                self.portal.call(self.connection.kill)
+                code = self.portal.call(self.connection.wait_exit, 0.0)
                 what = (
                     f"closed its connection while running tool '{name}' ({first_line(exc)}); it was stopped"
                 )
@@ -250,7 +284,7 @@ class McpServer:
         try:
             while True:
                 try:
-                    event = events.get(timeout=self.call_timeout)
+                    event = waits.get(events, self.call_timeout)
                 except queue.Empty:
                     loop.call_soon_threadsafe(lambda: box[0].cancel())
                     raise TimeoutError from None
@@ -272,8 +306,8 @@ class McpServer:
             return
         future, self._future = self._future, None
         try:
-            self.portal.get().call(self.connection.stop)
-            future.result(timeout=15)
+            self.portal.call(self.connection.stop)
+            waits.result(future, 15)
         except Exception:  # the process is reaped in the connection's own finally block
             return
 

@@ -14,12 +14,14 @@ import json
 import re
 from collections.abc import Hashable
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.errors import ConfigurationError, FatalToolError, ToolFailure, ToolServerError
 from ..core.jsondata import JsonObject
+from ..core.system import waits
 from ..core.tooling.context import DeviceInfo, ToolContext
 from ..core.tooling.tooldef import ToolResult
 from ..mcp.callbacks import envelope
@@ -80,7 +82,8 @@ class TsHosts:
     def ready(self) -> None:
         """Wait until the hosts starting in the background are up (or have failed)."""
         for starting in list(self._starting.values()):
-            starting.exception()
+            with suppress(Exception):  # a host that failed says so when a tool calls it
+                waits.result(starting)
 
     def server(self, binding: TsBinding, tools_dir: Path) -> McpServer:
         """The running host of the binding's scope and ``tools_dir`` (started now if it is not, or
@@ -88,7 +91,7 @@ class TsHosts:
         key = (binding.scope, tools_dir)
         starting = self._starting.pop(key, None)
         if starting is not None:
-            self._hosts[key] = starting.result()  # its start-up error, if any, is the call's
+            self._hosts[key] = waits.result(starting)  # its start-up error, if any, is the call's
         running = self._hosts.get(key)
         if running is not None and not running.broken:
             return running

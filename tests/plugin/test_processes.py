@@ -153,6 +153,7 @@ class Run:
         options = ["-p", "no:cacheprovider", "-p", "no:randomly", "--junitxml=junit.xml"]
         command = [sys.executable, "-c", LAUNCHER, "-m", "pytest", *options, *args]
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COV_"))}
+        env["PYTHONFAULTHANDLER"] = "1"  # SIGABRT prints every thread's stack: see ``stopped``
         with self.log.open("wb") as out:
             self.proc = subprocess.Popen(
                 command, cwd=path, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True
@@ -170,6 +171,17 @@ class Run:
             time.sleep(0.05)
         self.processes = RunProcesses(json.loads(procs.read_text()), self.run_id)
         return self.processes
+
+    def stopped(self, timeout: float) -> int:
+        """The exit code once the run ends by itself within ``timeout`` s. A run that does not is a
+        hang: it is aborted, and the test fails with the stack of each of its threads."""
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.send_signal(signal.SIGABRT)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=10)
+            pytest.fail(f"the run did not stop within {timeout:g} s; where it was:\n{self.output()}")
 
     def send(self, sig: signal.Signals, *, group: bool) -> None:
         """To pytest alone (``kill``), or to its whole process group (a terminal's Ctrl-C)."""
@@ -312,7 +324,7 @@ def test_no_process_survives_ctrl_c_in_the_middle_of_a_step(
     began = time.monotonic()
     term = how.startswith("sigterm")
     run.send(signal.SIGTERM if term else signal.SIGINT, group=how == "terminal")
-    ret = run.proc.wait(timeout=60)
+    ret = run.stopped(timeout=60)
     took = time.monotonic() - began
     output = run.output()
 
@@ -352,7 +364,7 @@ def test_ctrl_c_while_an_mcp_server_starts_stops_the_run(
 
     began = time.monotonic()
     run.send(signal.SIGINT, group=True)
-    ret = run.proc.wait(timeout=60)
+    ret = run.stopped(timeout=60)
     took = time.monotonic() - began
 
     assert ret == pytest.ExitCode.INTERRUPTED, run.output()

@@ -16,6 +16,8 @@ import threading
 from collections.abc import Callable, Coroutine
 from typing import TypeVar
 
+from . import waits
+
 T = TypeVar("T")
 #: How long a cancelled ``async def`` tool may take to unwind after Ctrl-C before the interrupt goes on.
 CANCEL_GRACE_S = 5.0
@@ -52,7 +54,7 @@ def run_in_loop(
 
     loop.call_soon_threadsafe(start)
     try:
-        finished = done.acquire(timeout=-1 if timeout is None else timeout)
+        finished = waits.acquire(done, timeout)  # in slices: a Ctrl-C another thread took ends it too
     except BaseException:
         cancel()
         raise
