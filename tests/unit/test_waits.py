@@ -95,7 +95,7 @@ def test_waits_give_what_they_wait_for_and_keep_their_timeouts() -> None:
     with pytest.raises(TimeoutError, match="the work's own timeout"):
         waits.result(failed, 5)  # raised at once, not mistaken for the wait's
 
-    with pytest.raises(TimeoutError, match="no answer within 0.5 s"):
+    with pytest.raises(TimeoutError, match=r"no answer within 0\.5 s"):
         waits.result(Future(), 0.5)
 
     lock = threading.Lock()
