@@ -113,9 +113,9 @@ class Checker:
         finally:
             if self._mcp is not None:
                 self._mcp.close()
+            if self._own_logs is not None:  # also when the check was interrupted
+                self._own_logs.finish(problem.format() for problem in self.report.problems)
         self.report.problems = unique(self.report.problems)
-        if self._own_logs is not None:
-            self._own_logs.finish(problem.format() for problem in self.report.problems)
         return self.report
 
     def workspace(self, config_dir: Path) -> Workspace:

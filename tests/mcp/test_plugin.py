@@ -10,6 +10,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -238,16 +240,25 @@ def test_trailblaze_check_says_why_a_server_did_not_start_with_its_stderr_and_lo
     fx.workspace(pytester.path, servers)
     fx.write(pytester.path, "trails/one.trail.yaml", fx.trail("fx/one", "        - pyfx_echo: {message: hi}"))
     console = Path(sys.executable).with_name("trailblaze")
+    temp = pytester.path / "tmp"  # where the check keeps the log it names
+    temp.mkdir()
 
     done = subprocess.run(
-        [console, "check", "trails"], cwd=pytester.path, capture_output=True, text=True, timeout=120
+        [console, "check", "trails"],
+        cwd=pytester.path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "TMPDIR": str(temp)},
     )
 
     assert done.returncode == 1, done.stdout + done.stderr
     assert "trails/one.trail.yaml:3:11: cannot check the tools of target 'fx'" in done.stdout
     assert "why: MCP server crasher exited with code 3 during start-up" in done.stdout
     assert "boom: no config file at ./server.toml" in done.stdout, done.stdout
-    assert "log: " in done.stdout and "Traceback" not in done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    log = Path(re.search(r"log: (\S+)", done.stdout)[1])
+    assert log.parent.parent == temp and "boom: no config file" in log.read_text(encoding="utf-8")
 
 
 # -- -n 2: what servers see, and nothing survives ----------------------------------------------------------
