@@ -605,18 +605,25 @@ def test_check_judges_every_call_at_every_depth_of_composition(tmp_path: Path, c
 MEMORY_SERVER = REPO / "node_modules" / "@modelcontextprotocol" / "server-memory" / "dist" / "index.js"
 
 
+KG_TRAILMAP = "trails/config/trailmaps/kg/trailmap.yaml"
+
+
+def kg_trailmap(server: str) -> str:
+    """Target ``kg`` with one MCP server, given as the lines of its entry after ``- ``."""
+    entry = textwrap.indent(textwrap.dedent(server).strip(), " " * 6)[6:]
+    return f"id: kg\ntarget:\n  display_name: Knowledge graph\n  mcp_servers:\n    - {entry}\n"
+
+
 def memory_workspace(graph: Path) -> dict[str, str]:
     return {
         "trails/config/trailblaze.yaml": "targets: [kg]\n",
-        "trails/config/trailmaps/kg/trailmap.yaml": f"""
-            id: kg
-            target:
-              display_name: Knowledge graph
-              mcp_servers:
-                - command: node
-                  args: ["{MEMORY_SERVER}"]
-                  env: {{ MEMORY_FILE_PATH: "{graph}" }}
-        """,
+        KG_TRAILMAP: kg_trailmap(
+            f"""
+            command: node
+            args: ["{MEMORY_SERVER}"]
+            env: {{ MEMORY_FILE_PATH: "{graph}" }}
+            """
+        ),
         "trails/graph.trail.yaml": """
             config:
               target: kg
@@ -672,28 +679,14 @@ def test_without_servers_their_calls_are_warnings_that_say_how_to_check_them(tmp
     assert "fix: run without --no-servers to check it" in out
 
 
-def failing_server_workspace() -> dict[str, str]:
-    """A target whose one MCP server writes a line and exits before its handshake."""
-    return {
-        "trails/config/trailblaze.yaml": "targets: [kg]\n",
-        "trails/config/trailmaps/kg/trailmap.yaml": f"""
-            id: kg
-            target:
-              display_name: Knowledge graph
-              mcp_servers:
-                - command: {sys.executable}
-                  args: ["-c", "import sys; print('no graph file here', file=sys.stderr); sys.exit(3)"]
-        """,
-        "trails/graph.trail.yaml": """
-            config:
-              target: kg
-            trail:
-              - step: Read the graph
-                recording:
-                  web:
-                    - read_graph: {}
-        """,
-    }
+def failing_server_workspace(graph: Path) -> dict[str, str]:
+    """The memory workspace, its one MCP server writing a line and exiting before its handshake."""
+    crash = "import sys; print('no graph file here', file=sys.stderr); sys.exit(3)"
+    server = f"""
+        command: {sys.executable}
+        args: ["-c", "{crash}"]
+        """
+    return {**memory_workspace(graph), KG_TRAILMAP: kg_trailmap(server)}
 
 
 @pytest.fixture
@@ -721,7 +714,7 @@ def test_a_command_whose_servers_ran_leaves_no_logs(tmp_path: Path, temp_dir: Pa
 
 @pytest.mark.parametrize("command", SERVER_COMMANDS)
 def test_a_failed_server_keeps_the_log_it_names(tmp_path: Path, temp_dir: Path, cli, command) -> None:
-    write_tree(tmp_path, failing_server_workspace())
+    write_tree(tmp_path, failing_server_workspace(tmp_path / "graph.jsonl"))
 
     code, out, err = cli(*command)
 
