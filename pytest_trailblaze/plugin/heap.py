@@ -9,14 +9,26 @@ about 0.2 CPU-seconds per process, a sixth of what it spends in Python. Frozen
 collected as before, pytest's last collections included. The heap is unfrozen once pytest's own
 clean-up has run, so a process that goes on (``pytest.main()`` called in a loop, pytester) keeps no
 frozen objects.
+
+When the interpreter exits, it is frozen once more. CPython's shutdown runs full collections
+while it tears the modules down, walking the whole heap to free memory the operating system takes
+back anyway: measured after 20 web trails, 0.20-0.24 s between the first exit handler and the end
+of the process, against 0.02-0.03 s frozen. Each xdist worker pays it again, and the controller
+waits for them. What this gives up is finalizing garbage in reference cycles at exit, which the
+language does not promise either (``__del__`` may not be called for objects alive at exit); exit
+handlers (``atexit``, ``weakref.finalize``, logging's flush) still run as before.
 """
 
 from __future__ import annotations
 
+import atexit
 import gc
 from collections.abc import Generator
 
 import pytest
+
+#: Whether this process already freezes its heap at exit (``pytest.main()`` may run many sessions).
+_exit_freeze: list[bool] = []
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -24,6 +36,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # Clean-ups run last-registered first: registered before pytest's own (the unraisable-exception
     # check, whose collections should not walk the frozen heap), this one runs after them.
     config.add_cleanup(gc.unfreeze)
+    if not _exit_freeze:
+        _exit_freeze.append(True)
+        atexit.register(gc.freeze)  # runs after the exit handlers registered later (last in, first out)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

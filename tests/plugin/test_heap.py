@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
-#: Records how many objects were frozen at every full collection after the test loop started, and
-#: after everything pytest does at the end (at exit).
+#: Records how many objects were frozen at every full collection after the test loop started.
 WATCHER = """
-import atexit, gc, json, pathlib
+import gc
 
 SEEN = []
 
@@ -19,36 +19,66 @@ def _watch(phase, info):
 
 def pytest_runtestloop(session):
     gc.callbacks.append(_watch)
+"""
+
+#: Runs one session in this process as a caller of ``pytest.main()`` that goes on would, and
+#: records the frozen count when it returns and at exit (this exit handler, registered before the
+#: plugin's, runs after it), with the full collections the watcher saw.
+RUNNER = """
+import atexit, gc, json, pathlib, sys
+
+import pytest
+
+record = {}
 
 @atexit.register
 def _write():
-    record = {"full": SEEN, "after": gc.get_freeze_count()}
-    pathlib.Path(str(ROOT), "heap.json").write_text(json.dumps(record))
+    record["at_exit"] = gc.get_freeze_count()
+    pathlib.Path("heap.json").write_text(json.dumps(record))
+
+record["code"] = int(pytest.main(["-p", "no:cacheprovider", "-q", *sys.argv[1:]]))
+record["after_main"] = gc.get_freeze_count()
+record["full"] = list(sys.modules["conftest"].SEEN)
+"""
+
+TESTS = """
+import gc
+
+def test_what_collection_built_is_frozen():
+    assert gc.get_freeze_count() > 1000
+
+def test_garbage_a_test_makes_is_still_collected():
+    cycle = []
+    cycle.append(cycle)
+    del cycle
+    assert gc.collect() >= 1
 """
 
 
+def run_session(pytester: pytest.Pytester, *args: str) -> dict[str, object]:
+    pytester.makeconftest(WATCHER)
+    pytester.makepyfile(test_frozen=TESTS)
+    runner = pytester.makepyfile(run_session=RUNNER)
+    result = pytester.run(sys.executable, str(runner), *args)
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    record: dict[str, object] = json.loads((pytester.path / "heap.json").read_text())
+    return record
+
+
 def test_the_collected_heap_is_frozen_while_tests_run_and_unfrozen_after(pytester: pytest.Pytester) -> None:
-    pytester.makeconftest(f"ROOT = {str(pytester.path)!r}\n{WATCHER}")
-    pytester.makepyfile(
-        test_frozen="""
-        import gc
+    record = run_session(pytester)
+    assert record["code"] == 0, record
+    full = record["full"]
+    assert isinstance(full, list) and len(full) >= 6, record  # the test's own, then pytest's five at the end
+    assert all(frozen > 1000 for frozen in full), record
+    assert record["after_main"] == 0, record  # a caller that goes on keeps nothing frozen
 
-        def test_what_collection_built_is_frozen():
-            assert gc.get_freeze_count() > 1000
 
-        def test_garbage_a_test_makes_is_still_collected():
-            cycle = []
-            cycle.append(cycle)
-            del cycle
-            assert gc.collect() >= 1
-        """
-    )
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")  # pytester skips pytest's end
-    result.assert_outcomes(passed=2)
-    record = json.loads((pytester.path / "heap.json").read_text())
-    assert len(record["full"]) >= 6, record  # the test's own, then pytest's five at the end
-    assert all(frozen > 1000 for frozen in record["full"]), record
-    assert record["after"] == 0  # nothing stays frozen once the session is over
+def test_the_heap_is_frozen_again_when_the_interpreter_exits(pytester: pytest.Pytester) -> None:
+    """The interpreter's last full collections at exit skip the heap (they only free memory)."""
+    record = run_session(pytester)
+    at_exit = record["at_exit"]
+    assert isinstance(at_exit, int) and at_exit > 1000, record
 
 
 def test_the_freeze_can_be_turned_off_by_the_plugins_name(pytester: pytest.Pytester) -> None:
@@ -62,3 +92,9 @@ def test_the_freeze_can_be_turned_off_by_the_plugins_name(pytester: pytest.Pytes
     )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:trailblaze-heap")
     result.assert_outcomes(passed=1)
+
+
+def test_turned_off_the_heap_is_not_frozen_at_exit_either(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_plain="def test_nothing():\n    pass\n")
+    record = run_session(pytester, "-p", "no:trailblaze-heap", "test_plain.py")
+    assert record["at_exit"] == 0, record
