@@ -36,7 +36,8 @@ from pytest_trailblaze.core.tooling.context import DeviceInfo, ToolContext
 from pytest_trailblaze.core.tooling.memory import Memory
 from pytest_trailblaze.core.tooling.registry import ToolRegistry
 from pytest_trailblaze.core.trail.parse import parse_trail
-from pytest_trailblaze.drivers.browser import BrowserHost, BrowserOptions
+from pytest_trailblaze.drivers.browser import BrowserHost
+from pytest_trailblaze.drivers.browser_options import BrowserOptions
 from pytest_trailblaze.drivers.playwright import WebDriver
 from pytest_trailblaze.tools import builtin_tools
 

@@ -31,7 +31,8 @@ from pytest_trailblaze.core.tooling.context import ToolContext
 from pytest_trailblaze.core.tooling.memory import Memory
 from pytest_trailblaze.core.tooling.registry import ToolRegistry
 from pytest_trailblaze.core.trail.parse import load_trail
-from pytest_trailblaze.drivers.appium import AppiumHost, AppiumSettings
+from pytest_trailblaze.drivers.appium import AppiumHost
+from pytest_trailblaze.drivers.appium_settings import AppiumSettings
 from pytest_trailblaze.tools import builtin_tools
 
 REPO = Path(__file__).resolve().parent.parent

@@ -37,7 +37,8 @@ from pytest_trailblaze.core.tooling.memory import Memory
 from pytest_trailblaze.core.tooling.registry import ToolRegistry
 from pytest_trailblaze.core.trail.parse import load_trail
 from pytest_trailblaze.drivers import ffmpeg
-from pytest_trailblaze.drivers.browser import BrowserHost, BrowserOptions
+from pytest_trailblaze.drivers.browser import BrowserHost
+from pytest_trailblaze.drivers.browser_options import BrowserOptions
 from pytest_trailblaze.drivers.playwright import WebDriver
 from pytest_trailblaze.session.run_evidence import mask_archive
 from pytest_trailblaze.tools import builtin_tools

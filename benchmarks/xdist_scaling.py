@@ -160,7 +160,8 @@ def launch_arguments() -> dict[str, Any]:
     resolves it (Playwright's own build if installed, else the system's, the headless shell first)."""
     from playwright.sync_api import sync_playwright
 
-    from pytest_trailblaze.drivers.browser import BrowserHost, BrowserOptions, find_system_chromium
+    from pytest_trailblaze.drivers.browser import BrowserHost, find_system_chromium
+    from pytest_trailblaze.drivers.browser_options import BrowserOptions
 
     kwargs = BrowserHost(BrowserOptions()).launch_kwargs()
     with sync_playwright() as playwright:

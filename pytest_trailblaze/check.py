@@ -32,8 +32,9 @@ from .core.tooling.memory import expansion_problems
 from .core.tooling.registry import ToolRegistry
 from .core.tooling.staticcheck import CallScope, definition_problems, path_problem, trail_problems, unique
 from .core.tooling.tooldef import ToolDescriptor
+from .core.trail.filenames import TRAIL_FILE_PATTERNS
 from .core.trail.model import Trail
-from .core.trail.parse import TRAIL_FILE_PATTERNS, load_trail, script_problems
+from .core.trail.parse import load_trail, script_problems
 from .mcp.server import handshake_timeout_default
 from .mcp.serverlog import CommandLogs
 from .mcp.toolsets import McpToolsets

@@ -19,7 +19,6 @@ import contextlib
 import re
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -31,6 +30,7 @@ from ..core.screen.hierarchy import Node, is_text_field, parse_hierarchy
 from .appium_commands import DeviceCommands
 from .appium_recording import ScreenRecording
 from .appium_server import LocalAppiumServer
+from .appium_settings import AppiumSettings
 from .pool import DevicePools
 from .profiles import DeviceProfile, shown_capabilities, shown_url, split_credentials
 
@@ -46,33 +46,6 @@ POLL_S = 0.25
 
 def driver_key(platform: str) -> str:
     return f"appium-{platform}"
-
-
-@dataclass(frozen=True)
-class AppiumSettings:
-    """Where the Appium server is and how sessions are made."""
-
-    url: str | None = None
-    server_home: Path | None = None
-    #: Devices by name (``android``, ``android-tablet``), from the capabilities file.
-    profiles: Mapping[str, DeviceProfile] = field(default_factory=dict)
-    fresh_session: bool = False
-    connect_timeout_s: float = 15.0
-    #: ``--log-level`` of the local server (its log is masked: ``drivers.appium_server``).
-    server_log_level: str = "warn"
-
-    @property
-    def capabilities(self) -> dict[str, Mapping[str, JsonValue]]:
-        """Capabilities by device name (by platform for files of the first shape)."""
-        return {name: profile.capabilities for name, profile in self.profiles.items()}
-
-    @property
-    def configured(self) -> bool:
-        return bool(self.url or self.server_home)
-
-    def serves(self, profile: DeviceProfile) -> bool:
-        """Whether the profile's device has a server: its own URLs, the run's URL or local server."""
-        return self.configured or profile.has_server()
 
 
 class AppiumHost:

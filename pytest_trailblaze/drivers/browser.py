@@ -17,12 +17,12 @@ import functools
 import shutil
 from collections.abc import Mapping
 from contextlib import suppress
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import DriverError, first_line
 from . import browser_launch, ffmpeg, remote
+from .browser_options import BrowserOptions
 from .loopstate import CallTimeout, PlaywrightLoop, bounded
 
 if TYPE_CHECKING:
@@ -50,32 +50,6 @@ NO_ANIMATIONS = """(() => {
                       (document.head || document.documentElement).appendChild(s); };
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', add); else add();
 })();"""
-
-
-@dataclass(frozen=True)
-class BrowserOptions:
-    """How to obtain a browser; resolved once from options, ini and fixtures."""
-
-    browser: str = "chromium"
-    headed: bool = False
-    executable_path: str | None = None
-    launch_args: tuple[str, ...] = ()
-    connect: str | None = None
-    #: A running Chromium's DevTools endpoint, attached over CDP (``drivers.remote``).
-    cdp: str | None = None
-    #: Headers of ``connect`` / ``connect_over_cdp`` (tokens: kept out of reprs and messages).
-    connect_headers: Mapping[str, str] = field(default_factory=dict, repr=False)
-    #: Playwright's keyword arguments of ``connect`` / ``connect_over_cdp`` (``slow_mo``...).
-    connect_options: Mapping[str, Any] = field(default_factory=dict)
-    viewport: tuple[int, int] = (1280, 800)
-    action_timeout_ms: int = 30_000
-    navigation_timeout_ms: int = 30_000
-    settle_quiet_ms: int = 500
-    launch_timeout_s: float = 30.0
-    #: Other ``launch()`` keyword arguments (``channel``, ``slow_mo``, ``env``...).
-    extra_launch: Mapping[str, Any] = field(default_factory=dict)
-    #: Record a video of every trail context into this folder (``--trailblaze-video``); None: no video.
-    video_dir: Path | None = None
 
 
 def find_system_chromium(headless: bool = False) -> str | None:

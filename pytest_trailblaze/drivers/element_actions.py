@@ -21,7 +21,7 @@ from .pageguard import PageGuard
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
 
-    from .browser import BrowserOptions
+    from .browser_options import BrowserOptions
 
 T = TypeVar("T")
 

@@ -30,7 +30,7 @@ from ..core.system.files import inside
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Frame, Page
 
-    from .browser import BrowserOptions
+    from .browser_options import BrowserOptions
 
 ALLOW_OPTION = "--trailblaze-allow-file-urls"
 #: Schemes that show another URL's content: the URL they wrap is judged instead.

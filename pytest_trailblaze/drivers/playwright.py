@@ -26,7 +26,8 @@ from ..core.errors import ToolFailure
 from ..core.jsondata import JsonObject, JsonValue
 from ..core.screen.hierarchy import java_quotes
 from ..core.tooling.context import DeviceInfo
-from .browser import BrowserHost, BrowserOptions, prepare_context
+from .browser import BrowserHost, prepare_context
+from .browser_options import BrowserOptions
 from .durable_web import DurableSelectors
 from .element_actions import ElementActions, tool_call
 from .fileurls import ConfinedFiles

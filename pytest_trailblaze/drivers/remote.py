@@ -27,7 +27,7 @@ from .profiles import shown_url
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserType, Playwright
 
-    from .browser import BrowserOptions
+    from .browser_options import BrowserOptions
 
 LAUNCH_OPTIONS_HEADER = "x-playwright-launch-options"
 #: Playwright's keyword arguments of ``connect`` / ``connect_over_cdp`` a user may set, and their types.

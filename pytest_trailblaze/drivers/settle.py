@@ -18,7 +18,7 @@ from .network import CapturedRequest, NetworkCapture, NetworkTracker
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-    from .browser import BrowserOptions
+    from .browser_options import BrowserOptions
 
 T = TypeVar("T")
 

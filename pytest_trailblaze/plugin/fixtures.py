@@ -19,7 +19,8 @@ from ..core.tooling.context import DeviceInfo
 from ..core.tooling.memory import Memory
 from ..core.tooling.registry import ToolRegistry
 from ..drivers.appium import AppiumHost
-from ..drivers.browser import BrowserHost, BrowserOptions
+from ..drivers.browser import BrowserHost
+from ..drivers.browser_options import BrowserOptions
 from ..drivers.playwright import WebDriver
 from ..mcp.toolsets import McpToolsets
 from ..session.driver_choice import handed_context, reported_device

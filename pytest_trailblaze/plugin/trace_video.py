@@ -11,7 +11,7 @@ import pytest
 from ..core.run.driver import Driver, Recording
 from ..core.run.runner import ResolvedStep
 from ..core.tooling.context import ToolContext
-from ..drivers.browser import BrowserOptions
+from ..drivers.browser_options import BrowserOptions
 from ..session.run_evidence import ItemEvidence
 from ..session.trail_recording import begin_recording, can_record, finish_recording, mark_step
 from .collection import TrailItem

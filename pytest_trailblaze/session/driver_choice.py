@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, TypeGuard
 from ..core.errors import DriverError
 from ..core.tooling.context import DeviceInfo
 from ..core.trail.devices import driver_type
-from ..drivers.browser import BrowserOptions
+from ..drivers.browser_options import BrowserOptions
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext

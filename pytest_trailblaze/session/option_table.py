@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, TypedDict, Unpack
 
-from ..core.trail.parse import TRAIL_FILE_PATTERNS
+from ..core.trail.filenames import TRAIL_FILE_PATTERNS
 from ..drivers.appium_server import APPIUM_LOG_LEVELS
 
 BROWSERS = ("chromium", "firefox", "webkit")

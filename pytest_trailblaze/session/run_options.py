@@ -13,9 +13,9 @@ from pathlib import Path
 
 from ..core.errors import ConfigurationError
 from ..drivers import remote
-from ..drivers.appium import AppiumSettings
 from ..drivers.appium_server import APPIUM_LOG_LEVELS
-from ..drivers.browser import BrowserOptions
+from ..drivers.appium_settings import AppiumSettings
+from ..drivers.browser_options import BrowserOptions
 from ..mcp.timeouts import DEFAULT_CALL_S, handshake_timeout_default
 from .option_table import RECORDING, SCREENSHOT, SCREENSHOT_ALIASES
 from .option_values import (

@@ -13,8 +13,8 @@ from ..core.system.files import DEFAULT_MAX_BYTES
 
 if TYPE_CHECKING:  # annotations only: an xdist controller reads settings without the drivers
     from ..agent import LlmSpec
-    from ..drivers.appium import AppiumSettings
-    from ..drivers.browser import BrowserOptions
+    from ..drivers.appium_settings import AppiumSettings
+    from ..drivers.browser_options import BrowserOptions
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 from ..core.system.files import is_regular, walk
+from ..core.trail.filenames import TRAIL_FILE_PATTERNS
 from ..core.trail.legacy import BLAZE, is_blaze_definition
-from ..core.trail.parse import TRAIL_FILE_PATTERNS
 from ..workspace import find_config_dir
 
 

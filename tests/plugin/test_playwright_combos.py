@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from browsers import chromium_executable
 
-from pytest_trailblaze.drivers.browser import BrowserOptions
+from pytest_trailblaze.drivers.browser_options import BrowserOptions
 from pytest_trailblaze.session.driver_choice import merged
 
 PAGES_CONFTEST = """

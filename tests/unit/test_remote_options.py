@@ -7,7 +7,7 @@ import json
 import pytest
 
 from pytest_trailblaze.core.errors import ConfigurationError
-from pytest_trailblaze.drivers.browser import BrowserOptions
+from pytest_trailblaze.drivers.browser_options import BrowserOptions
 from pytest_trailblaze.drivers.remote import (
     CDP_OPTIONS,
     CONNECT_OPTIONS,

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from pytest_trailblaze.core.errors import DriverError
-from pytest_trailblaze.drivers.browser import BrowserHost, BrowserOptions
+from pytest_trailblaze.drivers.browser import BrowserHost
+from pytest_trailblaze.drivers.browser_options import BrowserOptions
 from pytest_trailblaze.drivers.playwright import WebDriver
 
 HANGING_BROWSER = """\

@@ -16,7 +16,8 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import sync_playwright
 
-from pytest_trailblaze.drivers.browser import BrowserHost, BrowserOptions, find_system_chromium
+from pytest_trailblaze.drivers.browser import BrowserHost, find_system_chromium
+from pytest_trailblaze.drivers.browser_options import BrowserOptions
 from pytest_trailblaze.drivers.loopstate import CallTimeout, bounded
 from pytest_trailblaze.drivers.playwright import WebDriver
 

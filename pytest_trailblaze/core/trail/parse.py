@@ -28,8 +28,6 @@ from .yamlsource import Source, is_null, kind_of
 ROOT_KEYS = ("config", "trailhead", "trail")
 STEP_KEYS = ("step", "verify", "recording", "recordable", "maxRetries")
 TRAILHEAD_KEYS = ("step", "recording", "maxRetries")
-#: Which files are trails unless the user says otherwise (never ``trailblaze.yaml``).
-TRAIL_FILE_PATTERNS = ("*.trail.yaml", "trail.yaml")
 
 
 def load_trail(
