@@ -9,14 +9,14 @@ switch to once there is one. An upgrade that removes or changes what a function 
 The one such use inside ``core/`` (PyYAML's resolver hooks) lives in
 ``core/trail/yaml_compat.py``, because ``core`` imports nothing outside itself.
 
-This module imports nothing of the package. pytest and allure are imported by the functions that
-use them: ``drivers/`` (asyncio's loop mark) and the ``trailblaze`` command load this module
-without pytest, and allure is an optional extra.
+This module imports nothing of the package. pytest, asyncio and allure are imported by the
+functions that use them: ``drivers/`` (asyncio's loop mark) and the ``trailblaze`` command load
+this module without pytest, an xdist controller loads it for the terminal and needs no asyncio
+(about 10 ms to import), and allure is an optional extra.
 """
 
 from __future__ import annotations
 
-import asyncio
 import io
 import logging
 from collections.abc import Callable
@@ -24,6 +24,8 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 if TYPE_CHECKING:
+    import asyncio
+
     import pytest
     from _pytest._code.code import ReprExceptionInfo as ReprExceptionInfo
     from _pytest._code.code import TerminalRepr as TerminalRepr
@@ -147,6 +149,8 @@ def running_loop() -> asyncio.AbstractEventLoop | None:
     purpose. Tested on CPython 3.11-3.13. Public interface to switch to: ``get_running_loop()``
     does the same but raises when no loop is marked, which is the common case here.
     """
+    import asyncio
+
     return asyncio._get_running_loop()
 
 
@@ -158,6 +162,8 @@ def mark_running_loop(loop: asyncio.AbstractEventLoop | None) -> None:
     Replaces: ``asyncio._set_running_loop()``. Tested on CPython 3.11-3.13. Public interface to
     switch to: none.
     """
+    import asyncio
+
     asyncio._set_running_loop(loop)
 
 

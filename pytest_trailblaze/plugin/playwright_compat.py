@@ -28,12 +28,15 @@ tear it down (and the browser built on it) between page tests and trails.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
 from ..core.jsondata import JsonValue
-from ..drivers.browser import BrowserOptions
-from ..drivers.loopstate import ForeignLoop
+from ..drivers.browser_options import BrowserOptions
+
+if TYPE_CHECKING:
+    from ..drivers.loopstate import ForeignLoop
 
 #: pytest-playwright's plugin name (its ``pytest11`` entry point).
 PLUGIN = "playwright"
@@ -43,7 +46,7 @@ EVIDENCE_OPTIONS = ("tracing", "video", "screenshot")
 #: trails can use (``--base-url`` is not: ``web_navigate`` resolves relative URLs as files).
 CONTEXT_OPTIONS = ("device",)
 #: pytest-playwright's loop, when reading its context arguments for a trail started it.
-FOREIGN_LOOP_KEY = pytest.StashKey[ForeignLoop]()
+FOREIGN_LOOP_KEY: pytest.StashKey[ForeignLoop] = pytest.StashKey()
 
 
 def active(config: pytest.Config) -> bool:
@@ -101,6 +104,8 @@ def _trailblaze_playwright_context_args(
     if not context_args_asked(request.config):
         yield {}
         return
+    from ..drivers.loopstate import ForeignLoop  # asyncio: not for the options an xdist controller reads
+
     foreign = request.config.stash.setdefault(FOREIGN_LOOP_KEY, ForeignLoop())
     with foreign.parked():
         args = dict(request.getfixturevalue("browser_context_args") or {})

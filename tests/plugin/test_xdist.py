@@ -104,19 +104,23 @@ def test_outcomes_are_identical_with_two_workers(pytester: pytest.Pytester, tb) 
     assert '<property name="trail_id" value="x/failing" />' in failing.group(0)
 
 
-#: A conftest that writes, per process, which modules of the plugin (and pydantic) it imported.
+#: A conftest that writes, per process, which modules of the plugin (pydantic, asyncio) it imported.
 MODULE_RECORDER = """
 import json, pathlib, sys
 
 def pytest_sessionfinish(session):
     who = getattr(session.config, "workerinput", {}).get("workerid", "controller")
-    loaded = sorted(m for m in sys.modules if m.startswith(("pytest_trailblaze", "pydantic")))
+    loaded = sorted(m for m in sys.modules if m.startswith(("pytest_trailblaze", "pydantic", "asyncio")))
     pathlib.Path(str(session.config.rootpath), f"modules-{who}.json").write_text(json.dumps(loaded))
 """
 
 #: What only collects and runs trails: the xdist controller hands the items over and reads reports.
 WORKER_SIDE = (
     "pydantic",
+    "asyncio",  # Playwright's loop (drivers.loopstate)
+    "pytest_trailblaze.core.trail.parse",
+    "pytest_trailblaze.drivers.browser",
+    "pytest_trailblaze.drivers.appium",
     "pytest_trailblaze.plugin.collection",
     "pytest_trailblaze.plugin.fixtures",
     "pytest_trailblaze.plugin.evidence",
