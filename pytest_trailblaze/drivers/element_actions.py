@@ -49,9 +49,11 @@ class ElementActions:
 
     # -- the contract's element actions (``WebElements``) ----------------------------------------
     def click(self, target: Element) -> None:
-        """Click the first element the target finds (a pointer action: see ``act``)."""
+        """Click the first element the target finds (answered by the page: see ``act``)."""
         found = located(target)
-        self.act(found.locator.first, found.described, lambda loc, t: loc.click(timeout=t), pointer=True)
+        self.act(
+            found.locator.first, found.described, lambda loc, t: loc.click(timeout=t), answered_by_page=True
+        )
 
     def fill(self, target: Element, text: str, *, sequentially: bool = False) -> None:
         """Replace the field's content with ``text``, or type it key by key after what is there."""
@@ -68,7 +70,12 @@ class ElementActions:
     def select(self, target: Element, values: list[str]) -> list[str]:
         """Select options of a ``<select>`` by value or label; the values now selected."""
         found = located(target)
-        chosen = self.act(found.locator, found.described, lambda loc, t: loc.select_option(values, timeout=t))
+        chosen = self.act(
+            found.locator,
+            found.described,
+            lambda loc, t: loc.select_option(values, timeout=t),
+            answered_by_page=True,
+        )
         return list(chosen or values)
 
     def press_key(self, key: str) -> None:
@@ -90,12 +97,16 @@ class ElementActions:
         described: str,
         action: Callable[[Locator, float], T],
         *,
-        pointer: bool = False,
+        answered_by_page: bool = False,
     ) -> T:
         """Run ``action(locator, timeout)`` with the attach wait folded into its first attempt.
 
-        ``pointer``: the action is an element click, after which Playwright's Chromium already made
-        the round trip to the page the settle needs (``inputActionEpilogue``), so ours is skipped.
+        ``answered_by_page``: in Chromium, the action's last step is a call the page itself answers
+        after its event handlers ran, so the request events they caused arrive before the answer
+        and the settle's own round trip is skipped: an element click ends with ``Page.enable``
+        (Playwright's ``inputActionEpilogue``), a select picks the options and fires ``input`` and
+        ``change`` in a script it runs in the page. A fill does not: its text goes in by
+        ``Input.insertText``, which the browser answers, not the page.
 
         The first attempt's budget is the attach wait (10 s, or the action timeout if shorter).
         When it times out before acting: an element that never appeared is "No element found"
@@ -107,7 +118,7 @@ class ElementActions:
         """
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-        flush = not (pointer and self.clicks_flush)
+        flush = not (answered_by_page and self.clicks_flush)
 
         def attempt(budget: int) -> T:
             act = functools.partial(action, locator, budget)
