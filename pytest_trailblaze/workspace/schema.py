@@ -215,7 +215,7 @@ class WorkspaceConfig(Strict):
     """``trails/config/trailblaze.yaml``: the workspace's targets, defaults, shared tools and ``llm:``."""
 
     targets: list[str] = []
-    defaults: WorkspaceDefaults = WorkspaceDefaults()
+    defaults: WorkspaceDefaults = Field(default_factory=WorkspaceDefaults)  # built when first needed
     toolsets: list[object] = []
     tools: list[object] = []
     providers: object = None

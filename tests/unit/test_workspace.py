@@ -29,8 +29,8 @@ from pytest_trailblaze.workspace import (
     toolbox,
 )
 from pytest_trailblaze.workspace.file_tools import CompositeTool, ScriptTool, UnavailableTool
-from pytest_trailblaze.workspace.framework import FRAMEWORK_TOOLSETS
-from pytest_trailblaze.workspace.schema import PlatformConfig
+from pytest_trailblaze.workspace.framework import FRAMEWORK_DEFAULTS, FRAMEWORK_TOOLSETS
+from pytest_trailblaze.workspace.schema import PlatformConfig, ToolsetConfig
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "trails" / "config"
 BUILTINS = ("web_click", "web_navigate", "tap_builtin", "script")
@@ -1430,3 +1430,15 @@ def test_tools_a_dependency_exports_are_offered_to_its_dependents(tmp_path: Path
     offered = {d.name for d in toolbox(ws, ws.targets["shop"], registry)}
     assert "shopLib_web_login" in offered
     assert "shopLib_web_login" not in {d.name for d in toolbox(ws, ws.targets["bank"], registry)}
+
+
+def test_the_framework_defaults_are_what_validation_would_make() -> None:
+    """They are built without validation at import: each must equal its validated self."""
+    for toolset in FRAMEWORK_TOOLSETS.values():
+        given = toolset.model_dump(exclude_unset=True)
+        assert ToolsetConfig.model_validate(given) == toolset
+        assert toolset.model_fields_set == set(given)
+    for platform in FRAMEWORK_DEFAULTS.values():
+        given = platform.model_dump(exclude_unset=True)
+        assert PlatformConfig.model_validate(given) == platform
+        assert platform.model_fields_set == set(given)
