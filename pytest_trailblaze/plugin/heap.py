@@ -12,7 +12,7 @@ frozen objects.
 
 When the interpreter exits, it is frozen once more. CPython's shutdown runs full collections
 while it tears the modules down, walking the whole heap to free memory the operating system takes
-back anyway: measured after 20 web trails, 0.20-0.24 s between the first exit handler and the end
+back anyway: measured after 20 web trails, 0.20-0.27 s between the first exit handler and the end
 of the process, against 0.02-0.03 s frozen. Each xdist worker pays it again, and the controller
 waits for them. What this gives up is finalizing garbage in reference cycles at exit, which the
 language does not promise either (``__del__`` may not be called for objects alive at exit); exit
@@ -27,18 +27,16 @@ from collections.abc import Generator
 
 import pytest
 
-#: Whether this process already freezes its heap at exit (``pytest.main()`` may run many sessions).
-_exit_freeze: list[bool] = []
-
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     # Clean-ups run last-registered first: registered before pytest's own (the unraisable-exception
     # check, whose collections should not walk the frozen heap), this one runs after them.
     config.add_cleanup(gc.unfreeze)
-    if not _exit_freeze:
-        _exit_freeze.append(True)
-        atexit.register(gc.freeze)  # runs after the exit handlers registered later (last in, first out)
+    # Once per process however many sessions ``pytest.main()`` runs; it runs after the exit
+    # handlers registered later (last in, first out).
+    atexit.unregister(gc.freeze)
+    atexit.register(gc.freeze)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 SLOW_MS = 700
 
 LOAD_BUTTON = (
@@ -67,27 +69,23 @@ class TestRequestsDrain:
         run("web_click", ref="css=#xhr")
         assert page.evaluate("window.__xhr") == 200
 
-    def test_select_waits_for_the_fetch_its_change_handler_started(self, run, open_app):
-        """Seen without a round trip of ours: the select's own script in the page fires ``change``."""
+    @pytest.mark.parametrize(
+        ("event", "start"),
+        [("change", "fetch(url)"), ("input", "Promise.resolve().then(() => fetch(url))")],
+        ids=["at-once", "in-a-microtask"],
+    )
+    def test_select_waits_for_the_fetch_its_handler_started(self, run, open_app, event, start):
+        """Seen without a round trip of ours: the select's own script in the page fires the events."""
         page = open_app("index.html#form")
         page.evaluate(
-            "document.getElementById('category-select').addEventListener('change', () => {"
-            " window.__done = false; fetch('/slow?ms=" + str(SLOW_MS) + "')"
-            ".then(r => r.json()).then(j => { window.__done = j.ok; }); })"
+            "([event, url]) => document.getElementById('category-select').addEventListener(event, () => {"
+            f" window.__done = false; {start}.then(r => r.json())"
+            ".then(j => { window.__done = j.ok; }); })",
+            [event, f"/slow?ms={SLOW_MS}"],
         )
         _, elapsed = timed(lambda: run("web_selectOption", values=["feedback"], ref="css=#category-select"))
         assert page.evaluate("window.__done") is True
         assert elapsed >= SLOW_MS / 1000
-
-    def test_select_waits_for_a_fetch_started_in_a_microtask(self, run, open_app):
-        page = open_app("index.html#form")
-        page.evaluate(
-            "document.getElementById('category-select').addEventListener('input', () => {"
-            " window.__done = false; Promise.resolve().then(() => fetch('/slow?ms=" + str(SLOW_MS) + "'))"
-            ".then(r => r.json()).then(j => { window.__done = j.ok; }); })"
-        )
-        run("web_selectOption", values=["sales"], ref="css=#category-select")
-        assert page.evaluate("window.__done") is True
 
     def test_key_press_waits_for_the_fetch_it_started(self, run, open_app):
         page = open_app("search-duplicates.html")
