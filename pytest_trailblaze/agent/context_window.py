@@ -45,6 +45,8 @@ MAX_RATE = 5.0
 PRIOR_UNITS = 400.0
 #: Frames (system prompt and tools) whose measured tokens are kept: a session's recent steps.
 KEPT_FRAMES = 64
+#: Tokens past the limit a refusal may name and still be the context run full (``ran_full``).
+RAN_FULL_SLACK = 8
 #: An earlier call's result, cut to this many characters when room is needed.
 CUT_RESULT_CHARS = 240
 #: A call's string argument, cut to this many characters when nothing else makes room.
@@ -109,6 +111,19 @@ def _frame_of(conversation: Conversation) -> _Frame:
     return _Frame(conversation.system, tools, hash((conversation.system, schemas)), units)
 
 
+def ran_full(sent: int, limit: int) -> bool:
+    """Whether a refusal's count is the model's own answer filling the context, not the request.
+
+    llama-cpp-python's function-calling formats write a call's arguments with no cap, and then
+    ask the model whether another call follows, with what it wrote added to the prompt. A model
+    that rambles writes until the context is full, so that last prompt is the context's size,
+    give or take the few tokens that tokenizing the text anew (and the newline added) changes:
+    the server refuses it with a count at the limit or just past it, whatever the size of the
+    request that was sent. Such a count measures nothing; sent again, the model writes anew.
+    """
+    return limit <= sent <= limit + RAN_FULL_SLACK
+
+
 @dataclass
 class ContextWindow:
     """The model's context in tokens (None while unknown) and what its tokens were measured at.
@@ -165,17 +180,15 @@ class ContextWindow:
 
     def learn_refusal(self, cause: str, conversation: Conversation) -> bool:
         """True when ``cause`` refuses the request for its length and names the limit (now known);
-        the tokens the server counted, where it says them, are learned from too. A count of one
-        past the limit is not: llama-cpp-python says that when the model's own answer ran to the
-        end of the context (its function-calling formats write the arguments with no cap), which
-        says nothing of the request's size; sent again, the model writes anew."""
+        the tokens the server counted, where it says them, are learned from too, unless the
+        count is the context run full (``ran_full``)."""
         for pattern in _REFUSALS:
             found = pattern.search(cause)
             if found is None:
                 continue
             self.tokens = int(found["limit"])
             sent = int(found.groupdict().get("sent") or 0)
-            if sent != self.tokens + 1:
+            if not ran_full(sent, self.tokens):
                 self.observe(conversation, sent)
             return True
         return False

@@ -11,9 +11,11 @@ token), and when the server refuses a request the step's failure quotes the serv
 
 One refusal is the model's and not the request's: llama-cpp-python's function-calling format
 writes a call's arguments with no cap, so a model that rambles runs to the end of the context
-and the server answers "4097 in the messages" whatever the request's size. The agent sends such
-a request once more (the model writes anew), and the test checks that it did. The server runs
-on a free port of 127.0.0.1 in a process group of its own, stopped at the end.
+and the server answers "4096 in the messages" (or a token or two more) whatever the request's
+size. The test tokenizes such a request as the server does, with the server's own chat format
+and vocabulary, to check that it fitted, and checks that the agent sent it once more (the model
+writes anew). The server runs on a free port of 127.0.0.1 in a process group of its own,
+stopped at the end.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from pytest_trailblaze.agent.context_window import RAN_FULL_SLACK
 
 REPO = Path(__file__).resolve().parents[2]
 LLM_VENV = REPO / ".venv-llm"
@@ -149,6 +153,44 @@ def _statuses(log: Path) -> list[int]:
     return [int(status) for status in found]
 
 
+#: Run by the server's Python: the tokens of each request's prompt (read as JSON from stdin) as
+#: the server tokenizes it (the chat format renders it, the model's vocabulary counts it; no
+#: weights are loaded and nothing is generated).
+PROMPT_TOKENS = """
+import json, sys
+from llama_cpp import Llama
+
+class Counted(Exception):
+    pass
+
+def count(prompt, **_):
+    raise Counted(len(llama.tokenize(prompt.encode(), special=True)))
+
+llama = Llama(model_path=sys.argv[1], vocab_only=True, chat_format="chatml-function-calling", verbose=False)
+llama.create_completion = count
+counts = []
+for request in json.load(sys.stdin):
+    try:
+        llama.create_chat_completion(**{key: value for key, value in request.items() if key != "model"})
+    except Counted as counted:
+        counts.append(counted.args[0])
+print(json.dumps(counts))
+"""
+
+
+def _prompt_tokens(requests: list[dict[str, Any]]) -> list[int]:
+    if not requests:
+        return []
+    python, model = _python_and_model()
+    done = subprocess.run(
+        [str(python), "-c", PROMPT_TOKENS, str(model)],
+        input=json.dumps(requests), capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    counts = json.loads(done.stdout)
+    assert len(counts) == len(requests), done.stderr[-2000:]
+    return counts
+
+
 def _props(pytester: pytest.Pytester) -> dict[str, str]:
     text = (pytester.path / "report.xml").read_text(encoding="utf-8")
     return dict(re.findall(r'<property name="([^"]+)" value="([^"]*)"', text))
@@ -195,18 +237,24 @@ def test_every_request_fits_the_context_and_every_reply_is_read(pytester: pytest
     # the replies were read: their usage reaches JUnit to the token
     assert int(props["llm_input_tokens"]) == sum(a["usage"]["prompt_tokens"] for _, a in accepted)
     assert int(props["llm_output_tokens"]) == sum(a["usage"]["completion_tokens"] for _, a in accepted)
-    # a refusal is the model's own rambling (never a request too long), and it was sent once more
-    for index, (request, status, answer) in enumerate(exchanges):
-        if status == 200:
-            continue
-        assert status == 400 and "(4097 in the messages" in answer["error"]["message"], answer
+    # a refusal is the model's own rambling, never a request too long: the request and its cap
+    # fitted as the server tokenizes it, the server counted the context run full, and the same
+    # request was sent once more
+    refused = [index for index, (_, status, _) in enumerate(exchanges) if status != 200]
+    measured = _prompt_tokens([exchanges[index][0] for index in refused])
+    for index, tokens in zip(refused, measured, strict=True):
+        request, status, answer = exchanges[index]
+        assert status == 400, answer
+        counted = re.search(r"\((\d+) in the messages", answer["error"]["message"])
+        assert counted and 4096 <= int(counted[1]) <= 4096 + RAN_FULL_SLACK, answer
+        assert tokens + request["max_tokens"] <= 4096, (tokens, request["max_tokens"])
         if index + 1 < len(exchanges):
             assert exchanges[index + 1][0]["messages"] == request["messages"]
     # the model may do the step, stop itself or run out of calls; never a wire failure (an HTTP
     # cause only when the model rambled to the end of the context on the retry too)
     for wire in ("unreadable reply", "cannot connect", "malformed tool call"):
         assert wire not in out, out[-3000:]
-    assert "cause: HTTP " not in out or "(4097 in the messages" in out, out[-3000:]
+    assert "cause: HTTP " not in out or exchanges[-1][1] == 400, out[-3000:]
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
 
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from pytest_trailblaze.agent.context_window import MARGIN, MIN_ANSWER_TOKENS, ContextWindow
+from pytest_trailblaze.agent.context_window import MARGIN, MIN_ANSWER_TOKENS, RAN_FULL_SLACK, ContextWindow
 from pytest_trailblaze.agent.token_estimate import text_units
 from pytest_trailblaze.agent.wire import Conversation, ToolRequest, ToolSpec, Turn
 
@@ -73,14 +73,23 @@ def test_a_refusal_for_length_names_the_limit_and_the_tokens_counted(said: str, 
     assert window.estimate(whole) == (sent if sent else ContextWindow().estimate(whole))
 
 
-def test_a_count_of_one_past_the_limit_teaches_the_limit_only() -> None:
+@pytest.mark.parametrize("sent", [4096, 4097, 4096 + RAN_FULL_SLACK])
+def test_a_count_at_the_limit_or_just_past_it_teaches_the_limit_only(sent: int) -> None:
     """llama-cpp-python's words when the model's own answer filled the context: the count is the
-    context plus one whatever the request's size, so it measures nothing."""
+    context, give or take a token or two of tokenizing anew, whatever the request's size."""
     whole = conversation(exchange(1))
     window = ContextWindow()
-    said = "maximum context length is 4096 tokens. However, you requested 4459 tokens (4097 in the messages"
+    said = f"maximum context length is 4096 tokens. You requested 4459 tokens ({sent} in the messages)"
     assert window.learn_refusal(said, whole)
     assert window == ContextWindow(tokens=4096)
+
+
+def test_a_count_beyond_the_slack_measures_the_request() -> None:
+    whole = conversation(exchange(1))
+    window = ContextWindow()
+    sent = 4097 + RAN_FULL_SLACK
+    assert window.learn_refusal(f"maximum context length is 4096 tokens. (x) ({sent} in the messages", whole)
+    assert window.estimate(whole) == sent
 
 
 @pytest.mark.parametrize(
