@@ -14,12 +14,31 @@ from typing import TYPE_CHECKING
 import allure_commons
 import attr
 from allure_commons.logger import AllureFileLogger
+from allure_commons.types import AttachmentType
 
 from ..core.masking import Masker
 from ..core.run.runner import ResolvedStep
 
 if TYPE_CHECKING:
     from allure_commons.model2 import Globals, TestResult, TestResultContainer
+
+
+#: Allure's attachment type by file suffix (the spellings its own table lacks added).
+_TYPES = {f".{kind.extension}": kind for kind in AttachmentType}
+_TYPES.update({".jpeg": AttachmentType.JPG, ".log": AttachmentType.TEXT, ".yml": AttachmentType.YAML})
+
+
+def attachments(folder: Path, since: float) -> list[tuple[Path, str, AttachmentType | None, str | None]]:
+    """The files of an artifacts folder written since ``since`` (a second's slack for the file
+    system's clock), as Allure attaches them: path, name in the folder, type, or else extension."""
+    if not folder.is_dir():
+        return []
+    found = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.stat().st_mtime >= since - 1):
+        kind = _TYPES.get(path.suffix.lower())
+        extension = None if kind else path.suffix.lstrip(".") or None
+        found.append((path, path.relative_to(folder).as_posix(), kind, extension))
+    return found
 
 
 def step_title(step: ResolvedStep) -> str:

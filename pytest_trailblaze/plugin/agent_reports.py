@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from ..session.agent_usage import PROPERTIES, Totals, trail_properties
+from ..session.properties import published
 
 if TYPE_CHECKING:  # an xdist controller totals reports and never imports the agent's loop
     from ..agent.judgement import Judge
@@ -40,10 +41,10 @@ class AgentReports:
         report = yield
         ended = call.when == "call" or (call.when == "setup" and report.failed)
         if ended and not report.skipped and hasattr(item, "trail"):
-            item.user_properties[:] = [(k, v) for k, v in item.user_properties if k not in PROPERTIES]
             runner = getattr(getattr(item, "funcargs", {}).get("trailblaze_run"), "runner", None)
             runs, judge = item.stash.get(RUNS_KEY, []), item.stash.get(JUDGE_KEY, None)
-            item.user_properties.extend(trail_properties(runner, runs, judge, report.passed))
+            usage = trail_properties(runner, runs, judge, report.passed)
+            item.user_properties[:] = published(item.user_properties, usage, PROPERTIES)
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

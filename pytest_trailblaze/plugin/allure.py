@@ -22,27 +22,18 @@ from __future__ import annotations
 import time
 from collections.abc import Generator, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import allure
 import pytest
-from allure_commons.types import AttachmentType
 
 from ..compat import front_allure_file_writers
 from ..core.masking import Masker
 from ..core.run.runner import ResolvedStep
-from ..evidence.allure_files import MaskedAllureFiles, readable, shown, step_title
+from ..evidence.allure_files import MaskedAllureFiles, attachments, readable, shown, step_title
 from .collection import TrailItem
 from .evidence import item_artifacts
 from .output_masking import masker_of
-
-if TYPE_CHECKING:
-    pass
-
-_TYPES = {f".{kind.extension}": kind for kind in AttachmentType}
-_TYPES[".jpeg"] = AttachmentType.JPG
-_TYPES[".log"] = AttachmentType.TEXT
-_TYPES[".yml"] = AttachmentType.YAML
 
 
 def install(config: pytest.Config) -> None:
@@ -94,14 +85,9 @@ class AllureTrails:
         return report
 
     def _attach_evidence(self, item: TrailItem) -> None:
-        folder = item_artifacts(item)
         since = self._started.pop(item.nodeid, 0.0)
-        if not folder.is_dir():
-            return
-        for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.stat().st_mtime >= since - 1):
-            kind = _TYPES.get(path.suffix.lower())
-            extension = None if kind else path.suffix.lstrip(".") or None
-            allure.attach.file(str(path), path.relative_to(folder).as_posix(), kind, extension)
+        for path, name, kind, extension in attachments(item_artifacts(item), since):
+            allure.attach.file(str(path), name, kind, extension)
 
     # -- steps and tool calls -----------------------------------------------------------------
     def pytest_trailblaze_before_step(self, step: ResolvedStep, item: pytest.Item) -> None:

@@ -7,7 +7,6 @@ Everything here is pure parsing; no browser, device or subprocess is started.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Generator
 from fnmatch import fnmatch
 from pathlib import Path
@@ -25,7 +24,7 @@ from ..core.trail.model import Trail
 from ..core.trail.parse import load_trail
 from ..session.preflight import Preflight, drivable
 from ..session.read_ahead import shown_from, uncollectable_trails
-from ..session.registries import ToolCatalog
+from ..session.registries import ToolCatalog, advise
 from ..session.settings import Settings
 from ..session.trail_items import (
     ItemFacts,
@@ -255,13 +254,7 @@ WORKSPACES_KEY = pytest.StashKey[WorkspaceLoader]()
 
 def warn_at(problem: Problem, fallback_path: str) -> None:
     """Show advice as a pytest warning that points at the file and line it is about."""
-    span = problem.span
-    warnings.warn_explicit(
-        TrailblazeWarning(problem.format()),
-        TrailblazeWarning,
-        span.path if span else fallback_path,
-        span.line if span else 0,
-    )
+    advise(problem, fallback_path, TrailblazeWarning)
 
 
 def workspace_for(config: pytest.Config, path: Path) -> Workspace | None:
@@ -303,16 +296,8 @@ def mark_item(item: TrailItem, trail: Trail, platform: str, settings: Settings) 
             tags=trail.config.tags,
         )
     )
-    if pin:
-        note_pin(config, pin, platform, item.nodeid)
+    if pin and pin != NATIVE_DRIVERS.get(platform):  # noted once for the run (``pin_notes``)
+        config.stash.setdefault(PIN_NOTES_KEY, {}).setdefault(pin, set()).add(item.nodeid)
     reason = skip_reason(trail, platform)
     if reason:
         item.add_marker(pytest.mark.skip(reason=reason))
-
-
-def note_pin(config: pytest.Config, pin: str, platform: str, nodeid: str) -> None:
-    native = NATIVE_DRIVERS.get(platform)
-    if pin != native:
-        config.stash.setdefault(PIN_NOTES_KEY, {}).setdefault(pin, set()).add(nodeid)
-
-

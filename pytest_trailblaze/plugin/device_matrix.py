@@ -19,6 +19,7 @@ import pytest
 
 from ..core.trail.model import Trail
 from ..drivers.profiles import DeviceProfile
+from ..session.properties import published
 from ..session.settings import Settings
 from .options import SETTINGS_KEY
 
@@ -109,6 +110,5 @@ def appium_driver(request: pytest.FixtureRequest, item: TrailItem) -> MobileDriv
     leased = host.pools.device(profile)
     facts = [("device", name)] if name != item.platform else []
     facts += [("pool_device", leased.label)] if leased is not None else []
-    kept = [(k, v) for k, v in item.user_properties if k not in ("device", "pool_device")]
-    item.user_properties[:] = [*kept, *facts]  # JUnit properties: which device ran the trail
+    item.user_properties[:] = published(item.user_properties, facts, ("device", "pool_device"))
     return driver

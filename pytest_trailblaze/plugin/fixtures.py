@@ -284,9 +284,8 @@ def trailblaze_run(
             hooks=ItemHooks(item),
             artifacts=artifacts,
         )
-    scope = SessionRegistries.scope(
-        item.workspace, item.target, trailblaze_device_info, trailblaze_settings.agent_mode
-    )
-    run.server_logs = request.getfixturevalue("trailblaze_mcp_toolsets").logs(scope)
+    sessions: SessionRegistries = request.getfixturevalue("trailblaze_sessions")
+    mode = trailblaze_settings.agent_mode
+    run.server_logs = sessions.server_logs(item.workspace, item.target, trailblaze_device_info, mode)
     run.start()
     return run

@@ -11,14 +11,19 @@ import pytest
 
 from ..core.run.runner import ResolvedStep
 from ..core.tooling.context import ToolContext
+from ..session.properties import published
 from ..session.settings import Settings
 from ..session.trailrun import RunSetup, TrailSkipped
 from .agent_settings import AGENT_KEY
+from .evidence_options import evidence_of
+from .output_masking import masker_of
 
 if TYPE_CHECKING:  # collection runs its items through these: a loop at import time
     from .collection import TrailItem
-from .evidence_options import evidence_of
-from .output_masking import masker_of
+
+
+#: Properties a trail run sets only when it has them (a failure's): gone from a rerun that passes.
+RUN_FACTS = ("failing_step", "screenshot")
 
 
 class ItemHooks:
@@ -46,10 +51,7 @@ class ItemHooks:
         return self.hook.pytest_trailblaze_agent_step(step=step, context=ctx, item=self.item)
 
     def publish(self, properties: list[tuple[str, str]]) -> None:
-        """The run's properties replace its earlier ones on the item; others' stay."""
-        ours = {name for name, _ in properties} | {"failing_step", "screenshot"}
-        kept = [(k, v) for k, v in self.item.user_properties if k not in ours]
-        self.item.user_properties[:] = [*kept, *properties]
+        self.item.user_properties[:] = published(self.item.user_properties, properties, RUN_FACTS)
 
 
 def run_setup(config: pytest.Config, settings: Settings) -> RunSetup:

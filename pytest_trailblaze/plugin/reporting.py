@@ -76,11 +76,8 @@ def pytest_collection_modifyitems(config: pytest.Config) -> None:
 
 def pytest_report_collectionfinish(config: pytest.Config) -> list[str]:
     """One line per upstream driver pin this plugin replaces with its own driver."""
+    from ..session.trail_items import pin_notes
     from .collection import PIN_NOTES_KEY
 
-    notes = config.stash.get(PIN_NOTES_KEY, {})
-    return [
-        f"trailblaze: driver pin {pin} ({len(ids)} item{'s' if len(ids) != 1 else ''}) "
-        f"runs on this plugin's driver for its platform"
-        for pin, ids in sorted(notes.items())
-    ]
+    notes: dict[str, set[str]] = config.stash.get(PIN_NOTES_KEY, {})
+    return pin_notes(notes)

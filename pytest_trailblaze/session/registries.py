@@ -94,11 +94,11 @@ def assemble(
     return registry
 
 
-def advise(problem: Problem, fallback_path: str) -> None:
-    """Show advice as a warning located at the file and line it is about."""
+def advise(problem: Problem, fallback_path: str, category: type[Warning] = UserWarning) -> None:
+    """Show advice as a warning (of ``category``) located at the file and line it is about."""
     span = problem.span
     path, line = (span.path, span.line) if span else (fallback_path, 0)
-    warnings.warn_explicit(UserWarning(problem.format()), UserWarning, path, line)
+    warnings.warn_explicit(category(problem.format()), category, path, line)
 
 
 class SessionRegistries:
@@ -128,6 +128,12 @@ class SessionRegistries:
         self.warn = warn
         self._registries: dict[ScopeKey, ToolRegistry] = {}
         self._failures: dict[ScopeKey, TrailblazeError] = {}
+
+    def server_logs(
+        self, workspace: Workspace | None, target: Target | None, device: DeviceInfo, agent_mode: str
+    ) -> list[Path]:
+        """The log files of the MCP servers of a scope (copied into its trails' artifacts)."""
+        return self.mcp.logs(self.scope(workspace, target, device, agent_mode))
 
     @staticmethod
     def scope(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
@@ -133,6 +133,16 @@ def driver_pin(trail: Trail, platform: str, settings: Settings) -> str | None:
         kind = driver_type(trail.config.driver)
         return kind.name if kind is not None and kind.platform == platform else None
     return None
+
+
+def pin_notes(notes: Mapping[str, Collection[str]]) -> list[str]:
+    """One line per upstream driver pin (and the items that name it) this plugin's own driver of
+    the platform replaces: a note, not a failure."""
+    return [
+        f"trailblaze: driver pin {pin} ({len(ids)} item{'s' if len(ids) != 1 else ''}) "
+        f"runs on this plugin's driver for its platform"
+        for pin, ids in sorted(notes.items())
+    ]
 
 
 def skip_reason(trail: Trail, platform: str) -> str | None:
