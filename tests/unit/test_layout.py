@@ -1,5 +1,5 @@
 """The package's layout holds: imports point down the layers, no package imports itself in a loop,
-module names do not collide, modules stay small, and ``core`` stays pure.
+module names do not collide, modules stay small, ``plugin`` stays thin and ``core`` stays pure.
 
 Read from the source with ``ast`` (nothing is imported), so a broken rule names the module and line.
 An import under ``if TYPE_CHECKING:`` runs never and is left out; an import inside a function runs
@@ -19,6 +19,8 @@ import pytest_trailblaze
 
 PACKAGE = Path(pytest_trailblaze.__file__).parent
 MAX_LINES = 400
+#: The pytest adapters together: what is not about pytest belongs to the session package below.
+MAX_PLUGIN_LINES = 2500
 
 #: The layers, top down: a module may import its own package and any package of a lower layer.
 #: The root package (``pytest_trailblaze/__init__.py``) is the public API of the lowest rooms (the
@@ -220,6 +222,11 @@ def test_no_module_is_over_the_line_limit() -> None:
         if (count := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert long == {}
+
+
+def test_the_pytest_adapters_stay_thin() -> None:
+    modules = (PACKAGE / "plugin").glob("*.py")
+    assert sum(len(path.read_text(encoding="utf-8").splitlines()) for path in modules) < MAX_PLUGIN_LINES
 
 
 def test_core_imports_no_runner_no_driver_no_protocol_library() -> None:
