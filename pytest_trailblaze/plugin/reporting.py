@@ -79,5 +79,4 @@ def pytest_report_collectionfinish(config: pytest.Config) -> list[str]:
     from ..session.trail_items import pin_notes
     from .collection import PIN_NOTES_KEY
 
-    notes: dict[str, set[str]] = config.stash.get(PIN_NOTES_KEY, {})
-    return pin_notes(notes)
+    return pin_notes(config.stash.get(PIN_NOTES_KEY, {}))

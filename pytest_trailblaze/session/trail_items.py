@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
@@ -135,7 +135,7 @@ def driver_pin(trail: Trail, platform: str, settings: Settings) -> str | None:
     return None
 
 
-def pin_notes(notes: Mapping[str, Collection[str]]) -> list[str]:
+def pin_notes(notes: dict[str, set[str]]) -> list[str]:
     """One line per upstream driver pin (and the items that name it) this plugin's own driver of
     the platform replaces: a note, not a failure."""
     return [
