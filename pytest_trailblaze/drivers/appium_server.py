@@ -29,6 +29,7 @@ from typing import IO
 
 from ..core.errors import DriverError
 from ..core.masking import Masker
+from ..core.system.node_cache import compile_cache_env
 from ..core.system.reaper import REAPER
 
 SERVER_START_S = 60.0
@@ -72,7 +73,7 @@ class LocalAppiumServer:
             self.process = subprocess.Popen(
                 argv,
                 cwd=self.home,
-                env={**os.environ, "APPIUM_HOME": str(self.home)},
+                env={**os.environ, **compile_cache_env(), "APPIUM_HOME": str(self.home)},
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,

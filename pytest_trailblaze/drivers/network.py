@@ -9,7 +9,9 @@ from what Playwright already holds, and only once per request.
 
 Listeners sit on the browser context, so popups and frames of the trail count too; one context
 lives exactly as long as one trail, or, for a context a user handed in, the listeners come off
-when the trail ends.
+when the trail ends. The same listeners feed the settle's count of the trail page's requests
+(``NetworkTracker``), which has none of its own: each listener costs a subscription round trip
+when the context is made, and a message per request for as long as the context lives.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from playwright.sync_api import BrowserContext, Page, Request, Response
+    from playwright.sync_api import BrowserContext, Frame, Page, Request, Response
 
 #: Resource types whose requests an action's settle waits for.
 TRACKED_RESOURCES = frozenset({"document", "stylesheet", "script", "xhr", "fetch"})
@@ -57,36 +59,45 @@ class CapturedRequest:
 
 
 class NetworkCapture:
-    """Records the requests of one browser context from the moment it is attached."""
+    """Records the requests of one browser context from the moment it is attached, and tells the
+    page's tracker which of them started and ended."""
 
-    def __init__(self, context: BrowserContext) -> None:
+    def __init__(self, context: BrowserContext, tracker: NetworkTracker) -> None:
         self.requests: list[CapturedRequest] = []
         self._by_request: dict[Request, CapturedRequest] = {}
         self._context = context
+        self._tracker = tracker
         context.on("request", self._on_request)
         context.on("response", self._on_response)
+        context.on("requestfinished", self._on_finished)
         context.on("requestfailed", self._on_failed)
 
     def detach(self) -> None:
         """Stop listening: the context outlives the trail (one a user handed in)."""
         self._context.remove_listener("request", self._on_request)
         self._context.remove_listener("response", self._on_response)
+        self._context.remove_listener("requestfinished", self._on_finished)
         self._context.remove_listener("requestfailed", self._on_failed)
 
     def _on_request(self, request: Request) -> None:
         captured = CapturedRequest(request.method, request.url, request)
         self.requests.append(captured)
         self._by_request[request] = captured
+        self._tracker.request_started(request)
 
     def _on_response(self, response: Response) -> None:
         captured = self._by_request.get(response.request)
         if captured is not None:
             captured.status = response.status
 
+    def _on_finished(self, request: Request) -> None:
+        self._tracker.request_ended(request)
+
     def _on_failed(self, request: Request) -> None:
         captured = self._by_request.get(request)
         if captured is not None:
             captured.failure = request.failure or "failed"
+        self._tracker.request_ended(request)
 
     def search(self, event_name: str, start: int = 0) -> tuple[CapturedRequest | None, int]:
         """The first request from index ``start`` that mentions ``event_name``, and where to go on."""
@@ -99,30 +110,34 @@ class NetworkCapture:
 
 
 class NetworkTracker:
-    """Counts requests that matter for settling, from Playwright's page events."""
+    """Counts the requests of one page that matter for settling, as its context's capture sees them."""
 
     def __init__(self, page: Page) -> None:
         self.page = page
         self.pending: set[Request] = set()
         self.started = 0
         self.navigations = 0
-        page.on("request", self._started)
-        page.on("requestfinished", self._ended)
-        page.on("requestfailed", self._ended)
 
-    def detach(self) -> None:
-        """Stop listening: the page outlives the trail (in a context a user handed in)."""
-        self.page.remove_listener("request", self._started)
-        self.page.remove_listener("requestfinished", self._ended)
-        self.page.remove_listener("requestfailed", self._ended)
-
-    def _started(self, request: Request) -> None:
+    def request_started(self, request: Request) -> None:
         if request.resource_type not in TRACKED_RESOURCES:
             return
+        frame = _frame_of(request)
+        if frame is None or frame.page != self.page:
+            return  # a popup's, another page's or a service worker's request
         self.pending.add(request)
         self.started += 1
-        if request.is_navigation_request() and request.frame == self.page.main_frame:
+        if request.is_navigation_request() and frame == self.page.main_frame:
             self.navigations += 1
 
-    def _ended(self, request: Request) -> None:
+    def request_ended(self, request: Request) -> None:
         self.pending.discard(request)
+
+
+def _frame_of(request: Request) -> Frame | None:
+    """The frame that sent ``request``; None for a service worker's (Playwright raises for those)."""
+    from playwright.sync_api import Error
+
+    try:
+        return request.frame
+    except Error:
+        return None

@@ -75,7 +75,7 @@ class WebDriver(
         #: Whether closing the trail closes the context (a handed-in context stays with its owner).
         self.owned = owned
         self.network = NetworkTracker(page)
-        self.network_log = NetworkCapture(context)
+        self.network_log = NetworkCapture(context, self.network)
         #: Chromium's click ends with a round trip to the page (see ``perform``); the engine is the
         #: context's own, so a context handed in from another browser type is judged by its own.
         browser = context.browser
@@ -187,7 +187,6 @@ class WebDriver(
                 ):  # the browser's close ends it anyway
                     self.context.close()
             else:
-                self.network.detach()
                 self.network_log.detach()
                 self.release_file_watch()
 

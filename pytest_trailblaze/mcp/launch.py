@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import ConfigurationError
+from ..core.system.node_cache import compile_cache_env
 from ..core.system.pycall import CodeRoots
 from ..workspace.schema import McpServerSpec
 from ..workspace.servers import outside_script
@@ -49,9 +50,11 @@ class LaunchSpec:
         return f"{self.name} ({' '.join(self.argv)})"
 
     def environment(self, device_env: Mapping[str, str]) -> dict[str, str]:
-        """The full parent environment, the server's own ``env:``, then the TRAILBLAZE_* contract."""
+        """The full parent environment, Node's compile cache (``core/system/node_cache.py``), the
+        server's own ``env:``, then the TRAILBLAZE_* contract."""
         return {
             **os.environ,
+            **compile_cache_env(),
             **self.extra_env,
             **device_env,
             "TRAILBLAZE_TOOLSET_FILE": str(self.toolset_file),

@@ -16,7 +16,7 @@ import importlib
 import pytest
 
 from ..core.trail.devices import PLATFORMS
-from . import agent_settings, evidence_options, hookspecs, options
+from . import agent_settings, evidence_options, heap, hookspecs, options
 from .options import SETTINGS_KEY, resolve_settings
 from .output_masking import warn_short_secrets
 from .run_report import RunReport
@@ -70,6 +70,8 @@ def is_xdist_controller(config: pytest.Config) -> bool:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
+    if not config.pluginmanager.is_blocked("trailblaze-heap"):
+        heap.freeze_start_up()  # undone by that plugin's clean-up, so only where it registers
     config.stash[SETTINGS_KEY] = resolve_settings(config)
     config.stash[evidence_options.EVIDENCE_KEY] = evidence_options.resolve(config)
     warn_short_secrets(config)

@@ -98,3 +98,21 @@ def test_turned_off_the_heap_is_not_frozen_at_exit_either(pytester: pytest.Pytes
     pytester.makepyfile(test_plain="def test_nothing():\n    pass\n")
     record = run_session(pytester, "-p", "no:trailblaze-heap", "test_plain.py")
     assert record["at_exit"] == 0, record
+
+
+def test_what_pytest_loaded_is_frozen_before_the_plugins_own_modules_load(pytester: pytest.Pytester) -> None:
+    """Loading the plugin's modules set off a full collection that walked pytest's heap too."""
+    pytester.makeconftest(
+        """
+        import gc, pytest
+
+        @pytest.hookimpl(trylast=True)
+        def pytest_configure(config):
+            config.frozen_at_configure = gc.get_freeze_count()
+
+        def pytest_collection_finish(session):
+            assert session.config.frozen_at_configure > 1000, session.config.frozen_at_configure
+        """
+    )
+    pytester.makepyfile(test_plain="def test_nothing():\n    pass\n")
+    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)

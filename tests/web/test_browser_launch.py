@@ -207,3 +207,39 @@ def test_headless_trails_run_in_chromium_headless_shell_and_headed_in_the_full_b
     finally:
         host.close()
     assert host.launch_kwargs()["headless"] is True
+
+
+def command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
+    except OSError:  # ended meanwhile
+        return ""
+
+
+def driver_environment(pid: int) -> dict[str, str]:
+    """The environment a running process started with (its ``/proc/<pid>/environ``)."""
+    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(entry.decode(errors="replace").split("=", 1) for entry in raw if b"=" in entry)
+
+
+def test_playwrights_driver_keeps_its_compiled_code_in_our_private_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Node compiles the driver once, not at every start (core/system/node_cache.py); the
+    variable is set for the driver only, not left in this process."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    for variable in ("NODE_COMPILE_CACHE", "NODE_DISABLE_COMPILE_CACHE"):
+        monkeypatch.delenv(variable, raising=False)
+    host = BrowserHost(BrowserOptions())
+    try:
+        host.browser.new_page().set_content("<p>hi</p>")
+        folder = tmp_path / "pytest-trailblaze" / "node-compile-cache"
+        drivers = [pid for pid in descendants(os.getpid()) if "run-driver" in command_line(pid)]
+        assert drivers, "no Playwright driver among this process's children"
+        assert driver_environment(drivers[0])["NODE_COMPILE_CACHE"] == str(folder)
+        assert "NODE_COMPILE_CACHE" not in os.environ
+    finally:
+        host.close()
+    # Node writes the cache as the driver exits (or once compiled); one versioned folder of entries
+    assert [entry.name.startswith("v") for entry in folder.iterdir()] == [True]
+    assert any(path.is_file() for path in folder.rglob("*"))
