@@ -54,3 +54,22 @@ def test_the_codes_own_interrupt_and_exit_are_errors(interrupting: None) -> None
         raise KeyboardInterrupt
     with pytest.raises(ForeignExit, match=r"called sys.exit\(3\)"), foreign_code():
         raise SystemExit(3)
+
+
+def _exits(ctx: object) -> None:
+    raise SystemExit(3)
+
+
+def test_a_users_python_tool_is_guarded_and_the_packages_own_are_not() -> None:
+    """The guard's signal handlers go in and out around every call, so the built-in tools, which
+    end only by raising, run without it; a tool of anyone else's still gets it."""
+    from pytest_trailblaze.core.errors import ToolFailure
+    from pytest_trailblaze.core.tooling.tooldef import PythonTool, tool
+    from pytest_trailblaze.tools import builtin_tools
+
+    own = [t.own for t in builtin_tools() if isinstance(t, PythonTool)]
+    assert len(own) > 50 and all(own)
+    theirs = tool()(_exits)
+    assert not theirs.own
+    with pytest.raises(ToolFailure, match=r"called sys.exit\(3\)"):
+        theirs.invoke(None, theirs.validate({}))  # type: ignore[arg-type]  # the tool reads no context
