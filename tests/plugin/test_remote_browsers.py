@@ -14,9 +14,11 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -60,9 +62,18 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def started(argv: list[str], ready: str, log: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """A server process (own process group) and the first match of ``ready`` in its output."""
+    """A server process (own process group) and the first match of ``ready`` in its output.
+
+    It is killed at the end, so the browsers it started cannot remove their profiles and
+    artifact folders: they are made in a temporary folder of its own, removed after it. (A short
+    path: Chromium's sockets live in its profile, and a socket's path has at most 107 bytes.)
+    """
+    scratch = tempfile.mkdtemp(prefix="tb-server-")
+    env = {**os.environ, "TMPDIR": scratch}
     with log.open("wb") as out:
-        process = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(
+            argv, stdout=out, stderr=subprocess.STDOUT, start_new_session=True, env=env
+        )
     try:
         deadline = time.monotonic() + 30
         while not (found := re.search(ready, log.read_text(errors="replace"))):
@@ -74,6 +85,16 @@ def started(argv: list[str], ready: str, log: Path) -> Iterator[tuple[subprocess
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=10)
+        remove_when_released(Path(scratch))
+
+
+def remove_when_released(folder: Path) -> None:
+    """Remove ``folder`` once the browsers of a killed server stop writing to it (they exit when
+    their pipe to the server closes, a moment after it)."""
+    deadline = time.monotonic() + 10
+    while folder.exists() and time.monotonic() < deadline:
+        shutil.rmtree(folder, ignore_errors=True)
+        time.sleep(0.1)
 
 
 @pytest.fixture
