@@ -71,7 +71,7 @@ def is_xdist_controller(config: pytest.Config) -> bool:
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     if not config.pluginmanager.is_blocked("trailblaze-heap"):
-        heap.freeze_start_up()  # undone by that plugin's clean-up, so only where it registers
+        heap.freeze_start_up(config)  # where the heap plugin registers: its freezes go together
     config.stash[SETTINGS_KEY] = resolve_settings(config)
     config.stash[evidence_options.EVIDENCE_KEY] = evidence_options.resolve(config)
     warn_short_secrets(config)

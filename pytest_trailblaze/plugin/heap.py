@@ -28,20 +28,24 @@ from collections.abc import Generator
 import pytest
 
 
-def freeze_start_up() -> None:
-    """Freeze what pytest and the plugins loaded so far, before the plugin's own modules load.
+def freeze_start_up(config: pytest.Config) -> None:
+    """Freeze what pytest and the plugins loaded so far, before the plugin's own modules load,
+    with the unfreeze that ends every freeze of the session registered at once (a configure that
+    fails later still undoes it).
 
-    Loading them (pydantic's schemas, the tool registry, the trails) allocates enough to set off
-    a full collection, which walked pytest's heap as well: about 30 ms per process, measured.
+    Loading the modules (pydantic's schemas, the tool registry, the trails) allocates enough to set
+    off a full collection, which walked pytest's heap as well: about 30 ms per process, measured.
     """
     gc.freeze()
+    # Clean-ups run last-registered first: registered before pytest's own (the unraisable-exception
+    # check, whose collections should not walk the frozen heap), this one runs after them.
+    config.add_cleanup(gc.unfreeze)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    # Clean-ups run last-registered first: registered before pytest's own (the unraisable-exception
-    # check, whose collections should not walk the frozen heap), this one runs after them.
-    config.add_cleanup(gc.unfreeze)
+    """The exit freeze (this plugin registers only where ``freeze_start_up`` ran, which also
+    registered the unfreeze)."""
     # Once per process however many sessions ``pytest.main()`` runs; it runs after the exit
     # handlers registered later (last in, first out).
     atexit.unregister(gc.freeze)

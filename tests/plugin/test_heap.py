@@ -116,3 +116,10 @@ def test_what_pytest_loaded_is_frozen_before_the_plugins_own_modules_load(pytest
     )
     pytester.makepyfile(test_plain="def test_nothing():\n    pass\n")
     pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_a_configure_that_fails_leaves_nothing_frozen(pytester: pytest.Pytester) -> None:
+    """The start-up freeze comes before the options are read; a usage error after it still undoes it."""
+    record = run_session(pytester, "--trailblaze-browser-launch-timeout=-1")
+    assert record["code"] == int(pytest.ExitCode.USAGE_ERROR), record
+    assert record["after_main"] == 0, record
