@@ -29,13 +29,9 @@ import pytest
 
 
 def freeze_start_up(config: pytest.Config) -> None:
-    """Freeze what pytest and the plugins loaded so far, before the plugin's own modules load,
-    with the unfreeze that ends every freeze of the session registered at once (a configure that
-    fails later still undoes it).
-
-    Loading the modules (pydantic's schemas, the tool registry, the trails) allocates enough to set
-    off a full collection, which walked pytest's heap as well: about 30 ms per process, measured.
-    """
+    """Freeze what pytest and the plugins loaded before the plugin's own modules load (loading them
+    set off a full collection that walked it too: about 30 ms per process), and register the
+    unfreeze that ends every freeze of the session at once, so a configure that fails undoes it."""
     gc.freeze()
     # Clean-ups run last-registered first: registered before pytest's own (the unraisable-exception
     # check, whose collections should not walk the frozen heap), this one runs after them.
@@ -43,9 +39,7 @@ def freeze_start_up(config: pytest.Config) -> None:
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_configure(config: pytest.Config) -> None:
-    """The exit freeze (this plugin registers only where ``freeze_start_up`` ran, which also
-    registered the unfreeze)."""
+def pytest_configure(config: pytest.Config) -> None:  # registered where freeze_start_up ran
     # Once per process however many sessions ``pytest.main()`` runs; it runs after the exit
     # handlers registered later (last in, first out).
     atexit.unregister(gc.freeze)
