@@ -14,9 +14,12 @@ from __future__ import annotations
 import importlib.util
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..core.errors import ConfigurationError
-from .models import Price
+
+if TYPE_CHECKING:  # a type: reading the options of a run without a model loads no model table
+    from .models import Price
 
 
 @dataclass(frozen=True, slots=True)

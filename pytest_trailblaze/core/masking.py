@@ -25,7 +25,6 @@ are shown as ``\x1b`` instead of reaching a terminal, which would obey them.
 
 from __future__ import annotations
 
-import hashlib
 import html
 import json
 import re
@@ -151,6 +150,8 @@ def _escaped_forms(secret: str) -> list[str]:
 
 def name_token(key: str) -> str:
     """What stands for the secret named ``key`` inside a name: stable, and free of its value."""
+    import hashlib  # on first use: every process imports this module, few name a secret
+
     return "secret-" + hashlib.sha256(f"trailblaze-secret:{key}".encode()).hexdigest()[:8]
 
 

@@ -6,9 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.jsondata import JsonValue
-from .profiles import DeviceProfile
+
+if TYPE_CHECKING:  # annotations: the options are read without the capabilities file's YAML reader
+    from .profiles import DeviceProfile
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,12 @@ class AppiumSettings:
     @property
     def configured(self) -> bool:
         return bool(self.url or self.server_home)
+
+    def profile(self, name: str, platform: str) -> DeviceProfile:
+        """The capabilities file's device ``name``, else a profile of ``platform`` by that name."""
+        from .profiles import DeviceProfile  # loads the YAML reader: on a device's first use
+
+        return self.profiles.get(name) or DeviceProfile(name, platform)
 
     def serves(self, profile: DeviceProfile) -> bool:
         """Whether the profile's device has a server: its own URLs, the run's URL or local server."""

@@ -21,8 +21,9 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from ..core.errors import ConfigurationError, first_line
-from ..core.trail.envpass import expand_template
-from .profiles import shown_url
+
+# expand_template and shown_url load where they are used: their modules import PyYAML, which every
+# process reading the options would otherwise load for options that are seldom given
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserType, Playwright
@@ -48,6 +49,8 @@ def parse_headers(pairs: Iterable[str], option: str) -> dict[str, str]:
                 f"{option} expects NAME=VALUE with an HTTP header name, like "
                 f"'Authorization=Bearer {{{{BROWSER_TOKEN}}}}'; got a header named {name!r}"
             )
+        from ..core.trail.envpass import expand_template  # with the first header: most runs give none
+
         headers[found.group(1)] = expand_template(found.group(2))
     return headers
 
@@ -76,6 +79,8 @@ def parse_options(pairs: Iterable[str], option: str, known: Mapping[str, type]) 
 
 def shown_endpoint(url: str) -> str:
     """The endpoint for a message: no credentials, no query values (tokens often ride there)."""
+    from .profiles import shown_url
+
     return _QUERY_VALUE.sub(r"\1***", shown_url(url))
 
 

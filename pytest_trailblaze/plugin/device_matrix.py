@@ -17,8 +17,6 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from ..core.trail.model import Trail
-from ..drivers.profiles import DeviceProfile
 from ..session.properties import published
 from ..session.settings import Settings
 from .options import SETTINGS_KEY
@@ -26,6 +24,7 @@ from .options import SETTINGS_KEY
 if TYPE_CHECKING:  # collection marks its items here: a loop at import time
     from xdist.workermanage import WorkerController
 
+    from ..core.trail.model import Trail
     from ..drivers.appium import AppiumHost, MobileDriver
     from .collection import TrailItem
 
@@ -96,7 +95,7 @@ def appium_driver(request: pytest.FixtureRequest, item: TrailItem) -> MobileDriv
     """
     settings = request.config.stash[SETTINGS_KEY].appium
     name = item.device or item.platform
-    profile = settings.profiles.get(name) or DeviceProfile(name, item.platform)
+    profile = settings.profile(name, item.platform)
     if not settings.serves(profile):
         return None
     capabilities = request.getfixturevalue("trailblaze_appium_capabilities").get(name)

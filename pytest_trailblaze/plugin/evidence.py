@@ -134,5 +134,3 @@ def _html_extras(item: TrailItem, evidence: ItemEvidence, report: pytest.TestRep
         return
     extras = html_extras(evidence, masker_of(item.config), SECTION)
     report.extras = [*getattr(report, "extras", []), *extras]  # type: ignore[attr-defined]  # pytest-html's
-
-

@@ -13,7 +13,6 @@ from typing import cast
 import pytest
 
 from ..evidence.record_format import TrailRecord
-from ..session.run_summary import evidence_section, write_run_files
 from .evidence_options import evidence_of
 from .options import SETTINGS_KEY
 from .output_masking import masker_of
@@ -42,6 +41,8 @@ class RunReport:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.is_worker:
             return
+        from ..session.run_summary import write_run_files  # loaded here, not in the start-up
+
         output = self.config.stash[SETTINGS_KEY].output_dir
         records, evidence = list(self.records.values()), evidence_of(self.config)
         self.written = write_run_files(records, evidence, output, masker_of(self.config), self.started)
@@ -49,6 +50,8 @@ class RunReport:
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if self.is_worker or not (self.written or self.records) or self.config.get_verbosity() < -1:
             return
+        from ..session.run_summary import evidence_section
+
         records, evidence = list(self.records.values()), evidence_of(self.config)
         lines = evidence_section(records, self.written, evidence, masker_of(self.config))
         if lines:

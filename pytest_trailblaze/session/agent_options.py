@@ -14,7 +14,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..agent import EXTRA_HINT, LlmSpec, parse_model, require_sdk
-from ..agent.models import facts_for
 from ..agent.spec import DEFAULT_MAX_CALLS, DEFAULT_TIMEOUT_S, base_url_for
 from ..core.errors import ConfigurationError
 from ..core.jsondata import JsonObject
@@ -118,6 +117,8 @@ def _pick(given: Given, name: str) -> str | None:
 def spec_of(settings: AgentSettings, model: str, where: str, workspace: Workspace | None = None) -> LlmSpec:
     """The model with its endpoint and facts (images, forced tool calls, price): the built-in
     table, then the workspace's ``llm: models:`` entry for it."""
+    from ..agent.models import facts_for  # the table loads when a model is named, not in every run
+
     provider, name = parse_model(model, where)
     base_url = base_url_for(provider, settings.base_url)
     if provider == "azure" and not base_url:
@@ -198,5 +199,3 @@ def workspace_model(workspace: Workspace | None) -> str | None:
 def workspace_max_calls(workspace: Workspace | None) -> int | None:
     """``defaults: max-llm-calls:`` of the workspace's ``trailblaze.yaml``."""
     return workspace.config.defaults.max_llm_calls if workspace is not None else None
-
-

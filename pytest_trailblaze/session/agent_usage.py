@@ -12,8 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..agent.wire import Usage
-
 if TYPE_CHECKING:  # annotations only: totals are read on an xdist controller too
     from ..agent.judgement import Judge
     from ..agent.loop import StepRun
@@ -42,6 +40,8 @@ def trail_properties(
     props = [("outcome", outcome)]
     judged = judge is not None and judge.llm_calls > 0
     if runs or judged:
+        from ..agent.wire import Usage  # loaded with the agent: a replay-only run never needs it
+
         usage = sum((r.usage for r in runs), Usage())
         calls = sum(r.llm_calls for r in runs)
         if judge is not None and judged:

@@ -12,13 +12,15 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.errors import ConfigurationError
 from ..core.jsondata import JsonObject
 from ..core.system.files import DEFAULT_MAX_BYTES, FileRefused, parse_size, read_source
 from ..core.trail.devices import DRIVER_TYPES, driver_type
-from ..core.trail.yamlsource import load_value
-from ..drivers.profiles import DeviceProfile, read_profiles
+
+if TYPE_CHECKING:  # the YAML readers load with the first file an option names: most runs name none
+    from ..drivers.profiles import DeviceProfile
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,8 @@ def existing_dir(value: str, option: str, base: Path) -> Path:
 
 def load_profiles(path: Path) -> dict[str, DeviceProfile]:
     """The devices of a capabilities file (``drivers.profiles``); every problem in one usage error."""
+    from ..drivers.profiles import read_profiles
+
     try:
         text = read_source(path)
     except FileRefused as exc:
@@ -152,6 +156,8 @@ def args_file(path: str | None) -> JsonObject:
 def yaml_map(path: Path, option: str) -> JsonObject:
     """A YAML or JSON file holding a map, read like trails (YAML 1.2 scalars: ``017`` stays text
     for a string arg); anything else is a usage error naming the option."""
+    from ..core.trail.yamlsource import load_value
+
     try:
         text = read_source(path)
     except FileRefused as exc:

@@ -104,14 +104,23 @@ def test_outcomes_are_identical_with_two_workers(pytester: pytest.Pytester, tb) 
     assert '<property name="trail_id" value="x/failing" />' in failing.group(0)
 
 
-#: A conftest that writes, per process, which modules of the plugin (pydantic, asyncio) it imported.
+#: A conftest that writes, per process, which modules of the plugin (pydantic, asyncio, yaml) it
+#: imported: by the end of the session, and on the controller also when its workers start.
 MODULE_RECORDER = """
-import json, pathlib, sys
+import json, pathlib, sys, pytest
+
+def record(config, what):
+    who = getattr(config, "workerinput", {}).get("workerid", "controller")
+    prefixes = ("pytest_trailblaze", "pydantic", "asyncio", "yaml")
+    loaded = sorted(m for m in sys.modules if m.startswith(prefixes))
+    pathlib.Path(str(config.rootpath), f"{what}-{who}.json").write_text(json.dumps(loaded))
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own starts the workers
+def pytest_sessionstart(session):
+    record(session.config, "start-up")
 
 def pytest_sessionfinish(session):
-    who = getattr(session.config, "workerinput", {}).get("workerid", "controller")
-    loaded = sorted(m for m in sys.modules if m.startswith(("pytest_trailblaze", "pydantic", "asyncio")))
-    pathlib.Path(str(session.config.rootpath), f"modules-{who}.json").write_text(json.dumps(loaded))
+    record(session.config, "modules")
 """
 
 #: What only collects and runs trails: the xdist controller hands the items over and reads reports.
@@ -133,6 +142,15 @@ WORKER_SIDE = (
     "pytest_trailblaze.mcp.server",
     "pytest_trailblaze.drivers.playwright",
     "pytest_trailblaze.tools",
+)
+#: What the controller's start-up, which every worker waits for, loads only when an option needs it
+#: (a capabilities file, a model) or at the end of the run (the evidence files).
+LATER_ON_CONTROLLER = (
+    "yaml",
+    "pytest_trailblaze.agent.models",
+    "pytest_trailblaze.agent.wire",
+    "pytest_trailblaze.session.run_summary",
+    "pytest_trailblaze.evidence.html",
 )
 
 
@@ -160,6 +178,9 @@ def test_the_controller_imports_only_what_reads_reports(
     workers = [json.loads(path.read_text(encoding="utf-8")) for path in found]
     assert "pytest_trailblaze.plugin.options" in controller
     assert sorted(controller.intersection(WORKER_SIDE)) == []
+    start_up = set(json.loads((pytester.path / "start-up-controller.json").read_text(encoding="utf-8")))
+    assert "pytest_trailblaze.plugin.options" in start_up
+    assert sorted(start_up.intersection(LATER_ON_CONTROLLER)) == []
     assert len(workers) == 2
     collecting = {"pydantic", "pytest_trailblaze.plugin.collection", "pytest_trailblaze.plugin.fixtures"}
     for worker in workers:  # every worker collects every trail
