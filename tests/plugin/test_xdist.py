@@ -183,8 +183,10 @@ def test_the_controller_imports_only_what_reads_reports(
     assert sorted(start_up.intersection(LATER_ON_CONTROLLER)) == []
     assert len(workers) == 2
     collecting = {"pydantic", "pytest_trailblaze.plugin.collection", "pytest_trailblaze.plugin.fixtures"}
-    for worker in workers:  # every worker collects every trail
+    agent_loop = {"pytest_trailblaze.agent.loop", "pytest_trailblaze.session.agent_steps"}
+    for worker in workers:  # every worker collects every trail; without a model, no agent loop
         assert collecting <= set(worker)
+        assert sorted(agent_loop.intersection(worker)) == []
 
 
 def test_a_bad_option_stops_the_controller_before_any_worker_starts(
