@@ -12,6 +12,12 @@ in the same round (so both sides see the same load):
 - ``-n 2``'s speed-up over ``-n 0`` is at least 0.95 of the control's speed-up from one process
   to two.
 
+A third pair shows what pytest-xdist itself costs: the same actions as plain pytest tests
+(``PLAIN_TESTS``: ``by_hand.py``'s actions, a browser per process from a session fixture), run
+with ``-n 0`` and ``-n 2`` and no plugin of ours. Its share of the control's speed-up is the most a
+pytest plugin can get (xdist's controller starts before any worker, and each worker starts pytest
+again); the plugin's share of the plain tests' speed-up is printed beside.
+
 Both sides launch the same Chromium with the same flags (the headless shell when it is installed,
 as Playwright runs its own for headless). CPU seconds are counted over every process a run starts,
 Chromium's included (they are orphaned to a reaper that waits for them), and printed beside the
@@ -127,6 +133,44 @@ def write_trails(folder: Path, template: str) -> None:
         (folder / f"trail-{n:02d}.trail.yaml").write_text(text, encoding="utf-8")
 
 
+#: The plain pytest tests of the third pair: by_hand.py's actions, one test per trail.
+PLAIN_TESTS = """
+import json, os
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from by_hand import direct
+
+
+@pytest.fixture(scope="session")
+def browser():
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(**json.loads(os.environ["BENCH_LAUNCH"]))
+        yield launched
+        launched.close()
+
+
+@pytest.mark.parametrize("n", range(int(os.environ["BENCH_TRAILS"])))
+def test_trail(browser, n):
+    direct(browser, os.environ["BENCH_URL"], {"width": 1280, "height": 800})
+"""
+
+
+def plain_run(cwd: Path, url: str, launch: dict[str, Any], *args: str) -> Run:
+    """The plain pytest tests (``PLAIN_TESTS``) in a fresh process, with xdist and nothing of ours."""
+    argv = [sys.executable, "-m", "pytest", "-p", "xdist.plugin", "-q", "-p", "no:cacheprovider", *args]
+    env = {
+        **os.environ,
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        "PYTHONPATH": str(BENCHMARKS),
+        "BENCH_URL": url,
+        "BENCH_LAUNCH": json.dumps(launch),
+        "BENCH_TRAILS": str(TRAILS),
+    }
+    return measured([argv], cwd, env)
+
+
 def pytest_run(cwd: Path, *args: str) -> Run:
     """One whole ``pytest`` run in a fresh process."""
     argv = [sys.executable, "-m", "pytest", *PLUGINS, "trails", "-q", "-p", "no:cacheprovider", *args]
@@ -220,6 +264,9 @@ def verdict(ok: bool) -> str:
 
 def web(work: Path, rounds: int) -> None:
     write_trails(work / "web" / "trails", WEB_TRAIL)
+    plain = work / "plain"
+    plain.mkdir()
+    (plain / "test_plain.py").write_text(PLAIN_TESTS, encoding="utf-8")
     launch = launch_arguments()
     with sample_app() as url:
         memory = f"--trailblaze-memory=baseUrl={url}"
@@ -228,8 +275,11 @@ def web(work: Path, rounds: int) -> None:
             "by hand, 1 process": lambda: by_hand_run(url, 1, launch),
             "pytest -n 2": lambda: pytest_run(work / "web", "-n", "2", memory),
             "by hand, 2 processes": lambda: by_hand_run(url, 2, launch),
+            "plain pytest -n 0": lambda: plain_run(plain, url, launch, "-n", "0"),
+            "plain pytest -n 2": lambda: plain_run(plain, url, launch, "-n", "2"),
         }
-        variants["pytest -n 0"](), variants["by hand, 1 process"]()  # warm-up: bytecode, disk cache
+        for warm_up in ("pytest -n 0", "by hand, 1 process", "plain pytest -n 0"):  # bytecode, disk cache
+            variants[warm_up]()
         results = compare(variants, rounds)
 
     def median(of: Callable[[dict[str, Run]], float]) -> float:
@@ -256,6 +306,12 @@ def web(work: Path, rounds: int) -> None:
     share = median(lambda r: ours(r) / theirs(r))
     print(f"  speed-up of a second process: pytest -n 2 {median(ours):.2f}x, by hand {median(theirs):.2f}x")
     print(f"  pytest's share of the control's speed-up: {share:.2f} (goal >= 0.95) {verdict(share >= 0.95)}")
+    plain = ratio("plain pytest -n 0", "plain pytest -n 2")
+    plain_share, of_plain = median(lambda r: plain(r) / theirs(r)), median(lambda r: ours(r) / plain(r))
+    print(
+        f"  plain pytest tests, same actions: -n 2 {median(plain):.2f}x, a share of {plain_share:.2f} "
+        f"(pytest-xdist's own cost); pytest-trailblaze's share of theirs: {of_plain:.2f}"
+    )
 
 
 def longer(trail: str, times: int) -> str:
