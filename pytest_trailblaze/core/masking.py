@@ -248,14 +248,22 @@ def _escape_control(match: re.Match[str]) -> str:
 
 
 def has_controls(value: object) -> bool:
-    """Whether a string value anywhere in ``value`` holds a character ``visible`` would rewrite."""
-    if isinstance(value, str):
-        return _CONTROLS.search(value) is not None
-    if isinstance(value, Mapping):
-        return any(has_controls(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(has_controls(v) for v in value)
-    return False
+    """Whether a string value anywhere in ``value`` holds a character ``visible`` would rewrite.
+
+    Asked of every trail report, which is nearly always clean: the strings are gathered without
+    recursion and searched as one text, joined by a newline (which ``visible`` leaves alone).
+    """
+    texts: list[str] = []
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            texts.append(item)
+        elif isinstance(item, Mapping):
+            pending.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            pending.extend(item)
+    return _CONTROLS.search("\n".join(texts)) is not None
 
 
 def _spans(secrets: list[str], text: str) -> list[tuple[int, int]]:

@@ -77,8 +77,11 @@ def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]
     try:
         _wait_until_up(port, server, log)
         yield f"http://127.0.0.1:{port}/v1", log
+        died = server.poll()
     finally:
         _stop(server)
+    if died is not None:  # a test that failed on a dead server is told why here
+        pytest.fail(f"llama_cpp.server died during the tests with {died}:\n{log.read_text()[-2000:]}")
 
 
 #: What the proxy saw of each chat request: (request, HTTP status, answer), in order.

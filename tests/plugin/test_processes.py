@@ -29,6 +29,8 @@ from xml.etree import ElementTree
 
 import pytest
 
+from pytest_trailblaze.core.system.reaper import WATCHER, start_time
+
 REPO = Path(__file__).resolve().parents[2]
 SERVERS = REPO / "tests" / "mcp" / "servers"
 ANDROID_APP = REPO / "tests" / "mobile" / "apps" / "android.xml"
@@ -478,3 +480,34 @@ def test_the_reaper_stops_the_groups_it_holds_when_their_owner_is_killed(tb, run
         for pid in tb.matching(run_id):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_the_reaper_leaves_a_reused_group_number_alone(tb, run_id: str) -> None:
+    """A number whose process started at another time than the leader handed over is a stranger.
+
+    Reuse cannot be forced, so the watcher is told a start time that is not the leader's, as a
+    reused number would present itself; a group without a start time (no ``/proc``) is stopped.
+    """
+    argv = [sys.executable, "-c", STUBBORN_GROUP]
+    leaders = {
+        name: subprocess.Popen([*argv, f"{run_id}-{name}"], start_new_session=True)
+        for name in ("timed", "stranger", "untimed")
+    }
+    try:
+        for name in leaders:
+            assert len(wait_count(tb, f"{run_id}-{name}", 2)) == 2
+        told = {"timed": start_time(leaders["timed"].pid), "stranger": "1", "untimed": ""}
+        assert told["timed"].isdigit()
+        watcher = subprocess.Popen([sys.executable, "-I", "-S", "-c", WATCHER], stdin=subprocess.PIPE)
+        lines = "".join(f"+ {leaders[name].pid} {start}\n" for name, start in told.items())
+        watcher.communicate(lines.encode(), timeout=30)
+
+        assert wait_count(tb, f"{run_id}-timed", 0) == {}, "the leader's own group must die"
+        assert wait_count(tb, f"{run_id}-untimed", 0) == {}, "a group handed without a start time must die"
+        assert len(tb.matching(f"{run_id}-stranger")) == 2, "a number naming another process is not stopped"
+    finally:
+        for pid in tb.matching(run_id):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        for leader in leaders.values():
+            leader.wait(timeout=15)

@@ -140,6 +140,17 @@ def test_control_characters_are_shown_as_escapes() -> None:
     assert has_controls({"k": ["x", "\x1b"]}) and not has_controls({"\x1b": "x"})
 
 
+def test_a_report_is_searched_for_controls_in_its_values_at_any_depth() -> None:
+    report = {"sections": [("stdout", "a\tb\nc"), ("log", "\u2066")], "when": "call", "duration": 0.5}
+    assert has_controls(report)
+    report["sections"][1] = ("log", "plain")
+    assert not has_controls(report) and not has_controls(None) and not has_controls(3)
+    deep: object = "\x7f"
+    for _ in range(5000):  # deeper than the interpreter's recursion limit
+        deep = [deep]
+    assert has_controls({"deep": deep})
+
+
 def test_long_texts_are_shown_cut_with_their_size() -> None:
     from pytest_trailblaze.core.shown import clip, clip_value
 

@@ -8,6 +8,13 @@ groups from a pipe; when the pipe closes, which the kernel does however this pro
 stops every group still handed to it (SIGTERM, up to 2 s, SIGKILL) and exits. Teardown takes a
 group back once it has reaped it, so a clean run leaves the watcher nothing to do.
 
+A group number is a pid, and pids are reused (a busy machine with the default ``pid_max`` of
+32768 goes round in minutes). Linux hands out no pid that still names a process group, so a
+number can only be reused once its group is empty, by a process of its own: the watcher is told
+when the leader started (``/proc``'s start time, read while the leader is this process's unreaped
+child, so it is surely the leader's) and leaves a number whose process started at another time
+alone. A group whose leader is gone but whose children live is still the watcher's to stop.
+
 Why a watcher and not ``PR_SET_PDEATHSIG``: the parent-death signal reaches one process, not its
 group, it fires when the spawning *thread* ends (MCP servers are spawned from a background
 thread), and a server's own children never get it. The watcher runs in a session of its own, so
@@ -23,6 +30,7 @@ import os
 import subprocess
 import sys
 import threading
+from pathlib import Path
 from typing import IO
 
 #: The watcher, run with ``python -I -S -c``: standard library only, nothing of the project.
@@ -36,7 +44,20 @@ def alive(group):
         return False
     return True
 
-def stop(groups):
+def started(pid):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[19].decode()
+    except (OSError, IndexError):
+        return ""
+
+def ours(group, start):
+    # False when the number now names a process that started at another time than the leader
+    now = started(group)
+    return not (start and now and now != start)
+
+def stop(held):
+    groups = [group for group, start in sorted(held.items()) if ours(group, start)]
     for group in groups:
         try:
             os.killpg(group, signal.SIGTERM)
@@ -53,12 +74,15 @@ def stop(groups):
             pass
 
 signal.signal(signal.SIGINT, signal.SIG_IGN)
-groups = set()
+held = {}
 for line in sys.stdin.buffer:
-    op, _, number = line.decode().strip().partition(" ")
+    op, number, start = (line.decode().split() + ["", "", ""])[:3]
     if number.isdigit() and int(number) > 1:
-        (groups.add if op == "+" else groups.discard)(int(number))
-stop(sorted(groups))
+        if op == "+":
+            held[int(number)] = start
+        else:
+            held.pop(int(number), None)
+stop(held)
 """
 #: How long the exit of this process waits for the watcher to finish stopping leftovers.
 EXIT_WAIT_S = 5.0
@@ -73,8 +97,11 @@ class Reaper:
         self._process: subprocess.Popen[bytes] | None = None
 
     def watch(self, group: int) -> None:
-        """Stop process group ``group`` when this process ends without having called ``release``."""
-        self._send(f"+ {group}\n")
+        """Stop process group ``group`` when this process ends without having called ``release``.
+
+        ``group`` is the pid of a child this process started and has not reaped yet.
+        """
+        self._send(f"+ {group} {start_time(group)}\n")
 
     def release(self, group: int) -> None:
         """``group`` was stopped and reaped by teardown; its number may be reused from now on."""
@@ -98,6 +125,17 @@ class Reaper:
             if self._process is not None:
                 atexit.register(_close, self._process, self._pid)
         return self._process.stdin if self._process is not None else None
+
+
+def start_time(pid: int) -> str:
+    """When process ``pid`` started (clock ticks since boot), or "" where there is no ``/proc``.
+
+    The watcher reads the same field the same way to tell a reused number from the group it holds.
+    """
+    try:
+        return Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[19].decode()
+    except (OSError, IndexError):
+        return ""
 
 
 def _close(process: subprocess.Popen[bytes], owner: int) -> None:
