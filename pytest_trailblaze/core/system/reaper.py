@@ -53,8 +53,7 @@ def started(pid):
 
 def ours(group, start):
     # False when the number now names a process that started at another time than the leader
-    now = started(group)
-    return not (start and now and now != start)
+    return not start or started(group) in ("", start)
 
 def stop(held):
     groups = [group for group, start in sorted(held.items()) if ours(group, start)]
