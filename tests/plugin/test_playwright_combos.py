@@ -224,9 +224,15 @@ def test_pytest_playwrights_browser_and_headed_options_choose_the_trails_browser
     assert (used["browser"], used["headed"]) == (browser, headed)
 
 
-def test_pytest_playwrights_browser_channel_reaches_the_trails(pytester: pytest.Pytester, tb) -> None:
+def test_pytest_playwrights_browser_channel_reaches_the_trails(
+    pytester: pytest.Pytester, tb, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A channel is a choice of browser: the trails ask for it too (no Google Chrome here)."""
     tb.write(pytester.path, "trails/one.trail.yaml", TRAIL.format(name="one"))
+    # Playwright's driver makes its artifacts and profile folders before it looks for the
+    # browser, and leaves them when the launch fails: they go to this test's folder, not to /tmp.
+    (pytester.path / "tmp").mkdir()
+    monkeypatch.setenv("TMPDIR", str(pytester.path / "tmp"))
 
     result = pytester.runpytest_subprocess(*PLAIN, "--browser-channel", "chrome")
 
