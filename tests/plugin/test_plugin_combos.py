@@ -45,7 +45,7 @@ trail:
 """
 
 
-def simple_trail(name: str, expected: str = "Version: 1.0.0") -> str:
+def simple_trail(name: str) -> str:
     return f"""
         config: {{ id: combo/{name} }}
         trail:
@@ -53,7 +53,7 @@ def simple_trail(name: str, expected: str = "Version: 1.0.0") -> str:
             recording:
               web:
                 - web_navigate: {{ url: "{{{{app}}}}/index.html#about" }}
-                - web_verifyTextVisible: {{ text: "{expected}" }}
+                - web_verifyTextVisible: {{ text: "Version: 1.0.0" }}
         """
 
 
@@ -154,7 +154,13 @@ def three_trails(pytester: pytest.Pytester, tb) -> pytest.Pytester:
     """a passes, b fails, c passes; the cache is on (``.pytest_cache`` in the test folder)."""
     tb.write(pytester.path, "conftest.py", ORDER_RECORDER)
     tb.write(pytester.path, "trails/a.trail.yaml", simple_trail("a"))
-    tb.write(pytester.path, "trails/b.trail.yaml", simple_trail("b", expected="Version: 9.9.9"))
+    # b fails at once (a script that throws): a text check that cannot hold would wait its 5 s
+    # in each of the runs that include b, and the order of the runs is what these tests check
+    failing = simple_trail("b").replace(
+        '- web_verifyTextVisible: { text: "Version: 1.0.0" }',
+        "- web_evaluate: { script: \"() => { throw new Error('b fails') }\" }",
+    )
+    tb.write(pytester.path, "trails/b.trail.yaml", failing)
     tb.write(pytester.path, "trails/c.trail.yaml", simple_trail("c"))
     return pytester
 
