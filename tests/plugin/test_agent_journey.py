@@ -144,7 +144,7 @@ trail:
   - step: Click increment
     recording:
       web:
-        - web_click: { ref: "css=#gone-btn" }
+        - web_evaluate: { script: "() => { throw new Error('stale') }" }   # fails at once: heals
   - verify: The counter shows 5
     recording:
       web:
@@ -204,7 +204,7 @@ trailhead:
   step: Open the counter
   recording:
     web:
-      web_click: { ref: "css=#gone-btn" }
+      web_evaluate: { script: "() => { throw new Error('stale') }" }   # fails at once
 trail:
   - step: Click increment
     recording:

@@ -215,7 +215,7 @@ trail:
     recording:
       web:
         - web_type: { ref: "css=#name-input", text: "{{password}}" }   # the secret is on screen now
-        - web_click: { ref: "css=#gone-submit" }                     # stale: heals
+        - web_evaluate: { script: "() => { throw new Error('stale') }" }  # fails at once: heals
   - step: Remember the name field as name
   - verify: The name field is filled in
 """
