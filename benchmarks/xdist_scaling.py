@@ -157,8 +157,12 @@ def test_trail(browser, n):
 """
 
 
-def plain_run(cwd: Path, url: str, launch: dict[str, Any], *args: str) -> Run:
-    """The plain pytest tests (``PLAIN_TESTS``) in a fresh process, with xdist and nothing of ours."""
+Command = tuple[list[str], dict[str, str]]
+
+
+def plain_command(url: str, launch: dict[str, Any], *args: str) -> Command:
+    """The argv and environment of a run of the plain pytest tests (``PLAIN_TESTS``): xdist and
+    nothing of ours."""
     argv = [sys.executable, "-m", "pytest", "-p", "xdist.plugin", "-q", "-p", "no:cacheprovider", *args]
     env = {
         **os.environ,
@@ -168,13 +172,25 @@ def plain_run(cwd: Path, url: str, launch: dict[str, Any], *args: str) -> Run:
         "BENCH_LAUNCH": json.dumps(launch),
         "BENCH_TRAILS": str(TRAILS),
     }
+    return argv, env
+
+
+def pytest_command(*args: str) -> Command:
+    """The argv and environment of a whole ``pytest`` run of the trails with the plugin."""
+    argv = [sys.executable, "-m", "pytest", *PLUGINS, "trails", "-q", "-p", "no:cacheprovider", *args]
+    return argv, {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+
+
+def plain_run(cwd: Path, url: str, launch: dict[str, Any], *args: str) -> Run:
+    """The plain pytest tests in a fresh process."""
+    argv, env = plain_command(url, launch, *args)
     return measured([argv], cwd, env)
 
 
 def pytest_run(cwd: Path, *args: str) -> Run:
     """One whole ``pytest`` run in a fresh process."""
-    argv = [sys.executable, "-m", "pytest", *PLUGINS, "trails", "-q", "-p", "no:cacheprovider", *args]
-    return measured([argv], cwd, {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    argv, env = pytest_command(*args)
+    return measured([argv], cwd, env)
 
 
 def by_hand_run(url: str, processes: int, launch: dict[str, Any]) -> Run:

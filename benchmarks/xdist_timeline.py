@@ -26,19 +26,19 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from xdist_scaling import (
-    BENCHMARKS,
     PLAIN_TESTS,
-    PLUGINS,
     TRAILS,
     WEB_TRAIL,
     launch_arguments,
     measured,
+    plain_command,
+    pytest_command,
     sample_app,
     write_trails,
 )
@@ -124,32 +124,16 @@ def phases(roles: dict[str, Events], wall: float) -> dict[str, float]:
     }
 
 
-def run(kind: str, work: Path, url: str, launch: dict[str, object], probe_dir: Path) -> dict[str, float]:
+def run(kind: str, work: Path, url: str, launch: dict[str, Any], probe_dir: Path) -> dict[str, float]:
     """One ``pytest -n 2`` run of ``kind`` ("plugin" or "plain"), probed; its figures."""
     timeline = Path(tempfile.mkdtemp(dir=work))
-    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "TIMELINE_DIR": str(timeline)}
-    common = ["-p", "timeline_probe", "-q", "-p", "no:cacheprovider", "-n", "2"]
+    probed = ("-p", "timeline_probe", "-n", "2")
     if kind == "plugin":
-        env["PYTHONPATH"] = str(probe_dir)
-        argv = [
-            sys.executable,
-            "-m",
-            "pytest",
-            *PLUGINS,
-            *common,
-            "trails",
-            f"--trailblaze-memory=baseUrl={url}",
-        ]
-        cwd = work / "web"
+        (argv, env), cwd = pytest_command(*probed, f"--trailblaze-memory=baseUrl={url}"), work / "web"
     else:
-        env.update(
-            PYTHONPATH=os.pathsep.join([str(probe_dir), str(BENCHMARKS)]),
-            BENCH_URL=url,
-            BENCH_LAUNCH=json.dumps(launch),
-            BENCH_TRAILS=str(TRAILS),
-        )
-        argv = [sys.executable, "-m", "pytest", "-p", "xdist.plugin", *common]
-        cwd = work / "plain"
+        (argv, env), cwd = plain_command(url, launch, *probed), work / "plain"
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(probe_dir), env.get("PYTHONPATH")]))
+    env["TIMELINE_DIR"] = str(timeline)
     result = measured([argv], cwd, env)
     return phases(read_timeline(timeline), result.wall)
 

@@ -45,7 +45,14 @@ trail:
 """
 
 
-def simple_trail(name: str) -> str:
+#: The check of ``simple_trail``: it holds on the About page.
+HOLDS = 'web_verifyTextVisible: { text: "Version: 1.0.0" }'
+#: A call that fails at once (a script that throws): a text check that cannot hold would wait its
+#: 5 s in each run that includes the trail, and the tests that use it are about the runs' order.
+FAILS_AT_ONCE = "web_evaluate: { script: \"() => { throw new Error('fails') }\" }"
+
+
+def simple_trail(name: str, check: str = HOLDS) -> str:
     return f"""
         config: {{ id: combo/{name} }}
         trail:
@@ -53,7 +60,7 @@ def simple_trail(name: str) -> str:
             recording:
               web:
                 - web_navigate: {{ url: "{{{{app}}}}/index.html#about" }}
-                - web_verifyTextVisible: {{ text: "Version: 1.0.0" }}
+                - {check}
         """
 
 
@@ -154,13 +161,7 @@ def three_trails(pytester: pytest.Pytester, tb) -> pytest.Pytester:
     """a passes, b fails, c passes; the cache is on (``.pytest_cache`` in the test folder)."""
     tb.write(pytester.path, "conftest.py", ORDER_RECORDER)
     tb.write(pytester.path, "trails/a.trail.yaml", simple_trail("a"))
-    # b fails at once (a script that throws): a text check that cannot hold would wait its 5 s
-    # in each of the runs that include b, and the order of the runs is what these tests check
-    failing = simple_trail("b").replace(
-        '- web_verifyTextVisible: { text: "Version: 1.0.0" }',
-        "- web_evaluate: { script: \"() => { throw new Error('b fails') }\" }",
-    )
-    tb.write(pytester.path, "trails/b.trail.yaml", failing)
+    tb.write(pytester.path, "trails/b.trail.yaml", simple_trail("b", FAILS_AT_ONCE))
     tb.write(pytester.path, "trails/c.trail.yaml", simple_trail("c"))
     return pytester
 
