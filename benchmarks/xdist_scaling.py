@@ -301,6 +301,11 @@ def web(work: Path, rounds: int) -> None:
     def median(of: Callable[[dict[str, Run]], float]) -> float:
         return statistics.median(of(result) for result in results)
 
+    def spread(of: Callable[[dict[str, Run]], float]) -> str:
+        """The lowest and highest of a ratio over the rounds: how far a verdict is from the noise."""
+        values = [of(result) for result in results]
+        return f"rounds {min(values):.2f}-{max(values):.2f}"
+
     def ratio(top: str, bottom: str, field: str = "wall") -> Callable[[dict[str, Run]], float]:
         return lambda r: getattr(r[top], field) / getattr(r[bottom], field)
 
@@ -311,22 +316,34 @@ def web(work: Path, rounds: int) -> None:
         wall = statistics.median(r[name].wall for r in results)
         cpu = statistics.median(r[name].cpu for r in results)
         print(f"  {name:22} {wall:6.2f} s wall  {cpu:6.2f} s CPU")
-    alone = median(ratio("pytest -n 0", "by hand, 1 process"))
-    cpu_alone = median(ratio("pytest -n 0", "by hand, 1 process", "cpu"))
+    alone_of = ratio("pytest -n 0", "by hand, 1 process")
+    alone, cpu_alone = median(alone_of), median(ratio("pytest -n 0", "by hand, 1 process", "cpu"))
     print(
-        f"  pytest -n 0 / by hand: {alone:.2f}x wall, {cpu_alone:.2f}x CPU "
+        f"  pytest -n 0 / by hand: {alone:.2f}x wall ({spread(alone_of)}), {cpu_alone:.2f}x CPU "
         f"(goal <= 1.10x) {verdict(alone <= 1.10)}"
     )
     ours = ratio("pytest -n 0", "pytest -n 2")
     theirs = ratio("by hand, 1 process", "by hand, 2 processes")
-    share = median(lambda r: ours(r) / theirs(r))
+
+    def share_of(r: dict[str, Run]) -> float:
+        return ours(r) / theirs(r)
+
+    share = median(share_of)
     print(f"  speed-up of a second process: pytest -n 2 {median(ours):.2f}x, by hand {median(theirs):.2f}x")
-    print(f"  pytest's share of the control's speed-up: {share:.2f} (goal >= 0.95) {verdict(share >= 0.95)}")
+    print(
+        f"  pytest's share of the control's speed-up: {share:.2f} ({spread(share_of)}) "
+        f"(goal >= 0.95) {verdict(share >= 0.95)}"
+    )
     plain = ratio("plain pytest -n 0", "plain pytest -n 2")
-    plain_share, of_plain = median(lambda r: plain(r) / theirs(r)), median(lambda r: ours(r) / plain(r))
+
+    def plain_share_of(r: dict[str, Run]) -> float:
+        return plain(r) / theirs(r)
+
+    plain_share, of_plain = median(plain_share_of), median(lambda r: ours(r) / plain(r))
     print(
         f"  plain pytest tests, same actions: -n 2 {median(plain):.2f}x, a share of {plain_share:.2f} "
-        f"(pytest-xdist's own cost); pytest-trailblaze's share of theirs: {of_plain:.2f}"
+        f"({spread(plain_share_of)}, pytest-xdist's own cost); pytest-trailblaze's share of theirs: "
+        f"{of_plain:.2f}"
     )
 
 
